@@ -1,0 +1,1 @@
+"""The Scrapy project: settings, items, site list, spiders, middlewares and commands."""

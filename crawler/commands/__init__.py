@@ -1,0 +1,1 @@
+"""Project commands (scrapy COMMANDS_MODULE)."""

@@ -1,0 +1,79 @@
+"""Why a request failed, as a short stable reason used in items and stats keys."""
+
+from __future__ import annotations
+
+import asyncio
+
+from scrapy.exceptions import (
+    CannotResolveHostError,
+    DownloadCancelledError,
+    DownloadConnectionRefusedError,
+    DownloadFailedError,
+    DownloadTimeoutError,
+    IgnoreRequest,
+    ResponseDataLossError,
+)
+from scrapy.spidermiddlewares.httperror import HttpError
+from twisted.internet import defer, error
+from twisted.python.failure import Failure
+
+
+class PageTooLarge(IgnoreRequest):
+    """The page body exceeded DOWNLOAD_MAXSIZE (checked after rendering too)."""
+
+
+class NotHtml(IgnoreRequest):
+    """The response is not an HTML document."""
+
+
+# Substrings of browser (Playwright/Chromium) error messages, in match order.
+_BROWSER_ERRORS = (
+    ("ERR_TOO_MANY_REDIRECTS", "redirect_loop"),
+    ("Timeout", "timeout"),
+    ("ERR_CONNECTION_REFUSED", "connection_refused"),
+    ("ERR_NAME_NOT_RESOLVED", "dns"),
+    ("ERR_ABORTED", "aborted"),
+    ("crash", "browser_crash"),
+    ("Target page, context or browser has been closed", "browser_crash"),
+    ("Browser has been closed", "browser_crash"),
+    ("Target closed", "browser_crash"),
+)
+
+
+def failure_reason(failure: Failure) -> str:
+    """Return a short reason for a failed request: http_404, timeout, redirect_loop, ..."""
+    exc = failure.value
+    if isinstance(exc, HttpError):
+        return f"http_{exc.response.status}"
+    if isinstance(exc, PageTooLarge):
+        return "too_large"
+    if isinstance(exc, NotHtml):
+        return "non_html"
+    if isinstance(exc, IgnoreRequest):
+        message = str(exc)
+        if "max redirections" in message:
+            return "redirect_loop"
+        if "robots.txt" in message:
+            return "robots_forbidden"
+        return "ignored"
+    if isinstance(
+        exc,
+        (DownloadTimeoutError, error.TimeoutError, defer.TimeoutError, asyncio.TimeoutError, TimeoutError),
+    ):
+        return "timeout"
+    if isinstance(exc, DownloadCancelledError):
+        # Scrapy cancels a plain-HTTP download that outgrows DOWNLOAD_MAXSIZE.
+        return "too_large" if "max size" in str(exc) else "cancelled"
+    if isinstance(exc, (CannotResolveHostError, error.DNSLookupError)):
+        return "dns"
+    if isinstance(exc, (DownloadConnectionRefusedError, error.ConnectionRefusedError)):
+        return "connection_refused"
+    if isinstance(exc, (ResponseDataLossError, DownloadFailedError, error.ConnectionLost)):
+        return "connection_lost"
+    message = str(exc)
+    if type(exc).__module__.startswith("playwright"):
+        for needle, reason in _BROWSER_ERRORS:
+            if needle in message:
+                return reason
+        return "browser_error"
+    return type(exc).__name__.lower()

@@ -1,0 +1,1 @@
+"""Downloader middlewares of the crawl."""

@@ -1,0 +1,204 @@
+"""Rendering in Chromium: turns a request into a browser page and finishes the page.
+
+For a request with ``meta["render"]`` true, ``process_request`` asks scrapy-playwright to
+open it in a page (kept open for us, navigation returning at DOMContentLoaded).
+``process_response`` then waits (bounded) for the load event, reads the final DOM and the
+document height, takes one full-page PNG screenshot (height capped), checks it for the
+repeated-top glitch and closes the page. The response body becomes the rendered HTML; the
+screenshot and notes travel in ``meta["render_result"]``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
+from playwright.async_api import TimeoutError as PlaywrightTimeoutError
+from scrapy import Request
+from scrapy.crawler import Crawler
+from scrapy.exceptions import NotConfigured
+from scrapy.http import Response
+from scrapy.settings import BaseSettings
+from scrapy.statscollectors import StatsCollector
+
+from crawler.errors import PageTooLarge
+from crawler.screenshots import is_blank, load_gray, repeated_top_offset
+
+logger = logging.getLogger(__name__)
+
+_PAGE_FACTS_JS = """() => ({
+  height: Math.max(document.documentElement ? document.documentElement.scrollHeight : 0,
+                   document.body ? document.body.scrollHeight : 0),
+  charset: document.characterSet,
+})"""
+
+
+@dataclass(frozen=True)
+class RenderConfig:
+    """RENDER_* settings, parsed once."""
+
+    enabled: bool = True
+    screenshots: bool = True
+    viewport_width: int = 1280
+    viewport_height: int = 800
+    max_height: int = 8192
+    load_timeout: float = 10.0
+    screenshot_timeout: float = 20.0
+    serialize_screenshots: bool = True
+    max_size: int = 0  # DOWNLOAD_MAXSIZE, applied to the rendered HTML too
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings) -> RenderConfig:
+        """Return the config read from RENDER_* settings (and DOWNLOAD_MAXSIZE)."""
+        return cls(
+            enabled=settings.getbool("RENDER_ENABLED", True),
+            screenshots=settings.getbool("RENDER_SCREENSHOTS", True),
+            viewport_width=settings.getint("RENDER_VIEWPORT_WIDTH", 1280),
+            viewport_height=settings.getint("RENDER_VIEWPORT_HEIGHT", 800),
+            max_height=settings.getint("RENDER_MAX_HEIGHT", 8192),
+            load_timeout=settings.getfloat("RENDER_LOAD_TIMEOUT", 10.0),
+            screenshot_timeout=settings.getfloat("RENDER_SCREENSHOT_TIMEOUT", 20.0),
+            serialize_screenshots=settings.getbool("RENDER_SERIALIZE_SCREENSHOTS", True),
+            max_size=settings.getint("DOWNLOAD_MAXSIZE", 0),
+        )
+
+
+@dataclass
+class RenderResult:
+    """What rendering produced for one page, beside the HTML in the response body."""
+
+    charset: str | None = None
+    page_height: int | None = None
+    screenshot_png: bytes | None = None
+    screenshot_height: int | None = None
+    flags: list[str] = field(default_factory=list)
+
+
+class RenderMiddleware:
+    """Downloader middleware that renders ``meta["render"]`` requests and screenshots them."""
+
+    def __init__(self, config: RenderConfig, stats: StatsCollector) -> None:
+        self.config = config
+        self.stats = stats
+        # One screenshot at a time: with several pages capturing at once Chromium sometimes
+        # repeats the top of the page down the image (puppeteer#1576).
+        self._screenshot_lock = asyncio.Lock()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> RenderMiddleware:
+        config = RenderConfig.from_settings(crawler.settings)
+        if not config.enabled:
+            raise NotConfigured("RENDER_ENABLED is off: every site is fetched over plain HTTP")
+        assert crawler.stats is not None
+        return cls(config, crawler.stats)
+
+    def process_request(self, request: Request) -> None:
+        if not request.meta.get("render"):
+            return None
+        request.meta.setdefault("playwright", True)
+        request.meta.setdefault("playwright_include_page", True)
+        request.meta.setdefault("playwright_context", "render")
+        request.meta.setdefault(
+            "playwright_context_kwargs",
+            {"viewport": {"width": self.config.viewport_width, "height": self.config.viewport_height}},
+        )
+        request.meta.setdefault("playwright_page_goto_kwargs", {"wait_until": "domcontentloaded"})
+        return None
+
+    async def process_response(self, request: Request, response: Response) -> Response:
+        page: Page | None = request.meta.pop("playwright_page", None)
+        if page is None:
+            return response
+        try:
+            return await self._finish(page, request, response)
+        finally:
+            await _close(page)
+
+    async def process_exception(self, request: Request, exception: Exception) -> None:
+        page: Page | None = request.meta.pop("playwright_page", None)
+        if page is not None:
+            await _close(page)
+        return None
+
+    async def _finish(self, page: Page, request: Request, response: Response) -> Response:
+        result = RenderResult()
+        request.meta["render_result"] = result
+        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if not 200 <= response.status < 300 or "html" not in content_type:
+            return response  # errors and non-HTML documents are not captured
+        try:
+            await page.wait_for_load_state("load", timeout=self.config.load_timeout * 1000)
+        except PlaywrightTimeoutError:
+            result.flags.append("load_timeout")
+            self.stats.inc_value("render/load_timeout")
+            logger.warning("Page did not finish loading in %.0f s, capturing it as it is: %s",
+                           self.config.load_timeout, request.url)
+        try:
+            facts: dict[str, Any] = await page.evaluate(_PAGE_FACTS_JS)
+            html = await page.content()
+        except PlaywrightError as exc:
+            result.flags.append("capture_failed")
+            self.stats.inc_value("render/capture_failed")
+            logger.warning("Could not read the rendered page %s: %s", request.url, exc)
+            return response
+        body = html.encode("utf-8")
+        if self.config.max_size and len(body) > self.config.max_size:
+            self.stats.inc_value("render/too_large")
+            raise PageTooLarge(
+                f"rendered page is {len(body)} bytes, over DOWNLOAD_MAXSIZE {self.config.max_size}"
+            )
+        result.charset = facts.get("charset")
+        result.page_height = int(facts.get("height") or 0)
+        if self.config.screenshots:
+            await self._screenshot(page, request, result)
+        self.stats.inc_value("render/page")
+        return response.replace(body=body, encoding="utf-8")
+
+    async def _screenshot(self, page: Page, request: Request, result: RenderResult) -> None:
+        height = min(result.page_height or self.config.viewport_height, self.config.max_height)
+        if (result.page_height or 0) > self.config.max_height:
+            result.flags.append("screenshot_capped")
+            self.stats.inc_value("render/screenshot_capped")
+        for attempt in (1, 2):
+            try:
+                png = await self._capture(page, height)
+            except PlaywrightError as exc:
+                result.flags.append("screenshot_failed")
+                self.stats.inc_value("render/screenshot_failed")
+                logger.warning("Screenshot failed for %s: %s", request.url, exc)
+                return
+            gray = load_gray(png)
+            if is_blank(gray):
+                result.flags.append("screenshot_blank")
+                self.stats.inc_value("render/screenshot_blank")
+            offset = repeated_top_offset(gray, self.config.viewport_height)
+            if offset is None:
+                result.screenshot_png = png
+                result.screenshot_height = gray.shape[0]
+                self.stats.inc_value("render/screenshot")
+                return
+            self.stats.inc_value("render/screenshot_glitch")
+            logger.warning("Screenshot of %s repeats its top at row %d (attempt %d)",
+                           request.url, offset, attempt)
+        result.flags.append("screenshot_glitch")  # twice glitched: keep no screenshot
+
+    async def _capture(self, page: Page, height: int) -> bytes:
+        clip = {"x": 0, "y": 0, "width": self.config.viewport_width, "height": height}
+        timeout = self.config.screenshot_timeout * 1000
+        if not self.config.serialize_screenshots:
+            return await page.screenshot(full_page=True, clip=clip, type="png", timeout=timeout)
+        async with self._screenshot_lock:
+            await page.bring_to_front()
+            return await page.screenshot(full_page=True, clip=clip, type="png", timeout=timeout)
+
+
+async def _close(page: Page) -> None:
+    try:
+        if not page.is_closed():
+            await page.close()
+    except PlaywrightError:
+        pass  # the browser is already gone (crash); scrapy-playwright restarts it

@@ -1,0 +1,228 @@
+"""The site list: which news sites to crawl and how, loaded from YAML and validated.
+
+A file looks like::
+
+    defaults:            # optional, merged into every site
+      max_pages: 500
+    sites:
+      - name: en-gazette
+        start_urls: ["${DEMO_URL}/en/"]
+        allowed_prefixes: ["${DEMO_URL}/en/"]
+        feeds: ["${DEMO_URL}/en/feed.xml"]
+        sitemaps: ["${DEMO_URL}/en/sitemap.xml"]
+        follow: []          # regexes; when given, only links matching one are followed
+        deny: ["/print/"]   # regexes; links matching one are never followed
+        max_pages: 200
+        max_depth: 5
+        render: true
+        trailing_slash: keep
+
+``${NAME}`` is replaced by the environment variable NAME, or by a value the caller gives
+(the spider gives ``DEMO_URL``, the address of the bundled demo server). Every problem is
+reported as a :class:`SiteListError` naming the file, the entry and the field.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from crawler.urls import TRAILING_SLASH_MODES, TrailingSlash, canonical_url
+
+# Defaults for a site entry; documented in the README's site-list section.
+DEFAULT_MAX_PAGES = 1000
+DEFAULT_MAX_DEPTH = 10
+_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
+_VARIABLE_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+
+_KNOWN_FIELDS = frozenset(
+    {"name", "start_urls", "allowed_prefixes", "follow", "deny", "feeds", "sitemaps",
+     "max_pages", "max_depth", "render", "trailing_slash"}
+)
+
+
+class SiteListError(ValueError):
+    """A site list that cannot be used; the message names the file, entry and field."""
+
+
+@dataclass(frozen=True)
+class SiteConfig:
+    """One site of the list, validated."""
+
+    name: str
+    start_urls: tuple[str, ...]
+    allowed_prefixes: tuple[str, ...]
+    follow: tuple[re.Pattern[str], ...] = ()
+    deny: tuple[re.Pattern[str], ...] = ()
+    feeds: tuple[str, ...] = ()
+    sitemaps: tuple[str, ...] = ()
+    max_pages: int = DEFAULT_MAX_PAGES
+    max_depth: int = DEFAULT_MAX_DEPTH
+    render: bool = True
+    trailing_slash: TrailingSlash = "keep"
+
+    def canonical(self, url: str) -> str:
+        """Return ``url`` canonicalised with this site's trailing-slash rule."""
+        return canonical_url(url, self.trailing_slash)
+
+    def allows(self, url: str) -> bool:
+        """Return True when a canonical URL is inside the site and passes follow/deny."""
+        if not any(url.startswith(prefix) for prefix in self.allowed_prefixes):
+            return False
+        if any(pattern.search(url) for pattern in self.deny):
+            return False
+        return not self.follow or any(pattern.search(url) for pattern in self.follow)
+
+
+@dataclass(frozen=True)
+class SiteList:
+    """All sites of a file, in file order."""
+
+    sites: tuple[SiteConfig, ...]
+    source: str = "<memory>"
+    variables_used: frozenset[str] = field(default_factory=frozenset)
+
+    def site_for(self, url: str) -> SiteConfig | None:
+        """Return the site with the longest allowed prefix matching ``url``, or None."""
+        best: tuple[int, SiteConfig] | None = None
+        for site in self.sites:
+            for prefix in site.allowed_prefixes:
+                if url.startswith(prefix) and (best is None or len(prefix) > best[0]):
+                    best = (len(prefix), site)
+        return best[1] if best else None
+
+
+def referenced_variables(text: str) -> frozenset[str]:
+    """Return the ``${NAME}`` variables that a site-list text refers to."""
+    return frozenset(_VARIABLE_RE.findall(text))
+
+
+def load_site_list(path: str | Path, variables: Mapping[str, str] | None = None) -> SiteList:
+    """Read, expand and validate a site-list file; raises SiteListError on any problem."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise SiteListError(f"{path}: cannot read site list: {exc.strerror or exc}") from exc
+    return parse_site_list(text, source=str(path), variables=variables)
+
+
+def parse_site_list(
+    text: str, source: str = "<memory>", variables: Mapping[str, str] | None = None
+) -> SiteList:
+    """Parse a site-list YAML text; raises SiteListError naming the entry and field."""
+    import os
+
+    values = {**os.environ, **(variables or {})}
+
+    def expand(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in values:
+            raise SiteListError(f"{source}: variable ${{{name}}} is not set")
+        return values[name]
+
+    used = referenced_variables(text)
+    try:
+        data = yaml.safe_load(_VARIABLE_RE.sub(expand, text))
+    except yaml.YAMLError as exc:
+        raise SiteListError(f"{source}: not valid YAML: {exc}") from exc
+    if not isinstance(data, dict) or not isinstance(data.get("sites"), list) or not data["sites"]:
+        raise SiteListError(f"{source}: expected a mapping with a non-empty 'sites' list")
+    defaults = data.get("defaults") or {}
+    if not isinstance(defaults, dict):
+        raise SiteListError(f"{source}: 'defaults' must be a mapping")
+    unknown_top = set(data) - {"sites", "defaults"}
+    if unknown_top:
+        raise SiteListError(f"{source}: unknown top-level key(s): {', '.join(sorted(unknown_top))}")
+    sites: list[SiteConfig] = []
+    names: set[str] = set()
+    for index, entry in enumerate(data["sites"], start=1):
+        if not isinstance(entry, dict):
+            raise SiteListError(f"{source}: site #{index}: expected a mapping, got {type(entry).__name__}")
+        site = _validate_site({**defaults, **entry}, f"{source}: site #{index}")
+        if site.name in names:
+            raise SiteListError(f"{source}: site #{index} '{site.name}': field 'name': duplicate name")
+        names.add(site.name)
+        sites.append(site)
+    return SiteList(tuple(sites), source=source, variables_used=used)
+
+
+def _validate_site(entry: dict[str, Any], where: str) -> SiteConfig:
+    name = entry.get("name")
+    if not isinstance(name, str) or not _NAME_RE.match(name):
+        raise SiteListError(f"{where}: field 'name': required, letters/digits/._- only, got {name!r}")
+    where = f"{where} '{name}'"
+
+    def fail(field_name: str, problem: str) -> SiteListError:
+        return SiteListError(f"{where}: field '{field_name}': {problem}")
+
+    unknown = set(entry) - _KNOWN_FIELDS
+    if unknown:
+        raise fail(sorted(unknown)[0], f"unknown field (known: {', '.join(sorted(_KNOWN_FIELDS))})")
+    trailing = entry.get("trailing_slash", "keep")
+    if trailing not in TRAILING_SLASH_MODES:
+        raise fail("trailing_slash", f"must be one of {', '.join(TRAILING_SLASH_MODES)}, got {trailing!r}")
+
+    def urls(field_name: str, required: bool = False) -> tuple[str, ...]:
+        value = entry.get(field_name, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise fail(field_name, "must be a list of URLs")
+        if required and not value:
+            raise fail(field_name, "at least one URL is required")
+        for url in value:
+            if not re.match(r"^https?://[^/\s]+", url):
+                raise fail(field_name, f"not an absolute http(s) URL: {url!r}")
+        return tuple(canonical_url(url, trailing) for url in value)
+
+    def patterns(field_name: str) -> tuple[re.Pattern[str], ...]:
+        value = entry.get(field_name, [])
+        if isinstance(value, str):
+            value = [value]
+        if not isinstance(value, list):
+            raise fail(field_name, "must be a list of regular expressions")
+        compiled = []
+        for pattern in value:
+            try:
+                compiled.append(re.compile(pattern))
+            except (re.error, TypeError) as exc:
+                raise fail(field_name, f"bad regular expression {pattern!r}: {exc}") from exc
+        return tuple(compiled)
+
+    def positive_int(field_name: str, default: int) -> int:
+        value = entry.get(field_name, default)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise fail(field_name, f"must be a positive integer, got {value!r}")
+        return value
+
+    render = entry.get("render", True)
+    if not isinstance(render, bool):
+        raise fail("render", f"must be true or false, got {render!r}")
+    start_urls = urls("start_urls")
+    feeds = urls("feeds")
+    sitemaps = urls("sitemaps")
+    if not (start_urls or feeds or sitemaps):
+        raise fail("start_urls", "a site needs start_urls, feeds or sitemaps")
+    allowed = urls("allowed_prefixes", required=True)
+    for url in start_urls:
+        if not any(url.startswith(prefix) for prefix in allowed):
+            raise fail("start_urls", f"{url} is outside allowed_prefixes")
+    return SiteConfig(
+        name=name,
+        start_urls=start_urls,
+        allowed_prefixes=allowed,
+        follow=patterns("follow"),
+        deny=patterns("deny"),
+        feeds=feeds,
+        sitemaps=sitemaps,
+        max_pages=positive_int("max_pages", DEFAULT_MAX_PAGES),
+        max_depth=positive_int("max_depth", DEFAULT_MAX_DEPTH),
+        render=render,
+        trailing_slash=trailing,
+    )

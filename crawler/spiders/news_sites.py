@@ -1,0 +1,251 @@
+"""The ``news_sites`` spider: crawls every site of a site list into page items.
+
+Start points are each site's start URLs, RSS/Atom feeds and sitemaps. From every HTML
+page it follows links inside the site's allowed prefixes (and its follow/deny patterns),
+canonicalising each URL so that one page is requested once, within the site's page and
+depth limits. Pages are rendered in Chromium unless the site says ``render: false``.
+Every page, good or failed, becomes a :class:`~crawler.items.PageItem`; the only requests
+that end without an item are those robots.txt forbids (counted in stats).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Iterator
+from datetime import datetime, timezone
+from typing import Any
+
+from parsel import Selector
+from scrapy import Request, Spider, signals
+from scrapy.crawler import Crawler
+from scrapy.http import Response, TextResponse
+from scrapy.linkextractors import LinkExtractor
+from scrapy.settings import BaseSettings
+from scrapy.utils.gz import gunzip
+from scrapy.utils.sitemap import Sitemap
+from twisted.python.failure import Failure
+
+from crawler.errors import failure_reason
+from crawler.items import PageItem
+from crawler.middlewares.render import RenderResult
+from crawler.sites import SiteConfig, SiteList, load_site_list, referenced_variables
+
+logger = logging.getLogger(__name__)
+
+# Largest decompressed sitemap we read (the sitemaps.org limit is 50 MB uncompressed).
+SITEMAP_MAX_BYTES = 50 * 1024 * 1024
+
+
+class NewsSitesSpider(Spider):
+    """Crawl the sites of a site list (``-a sites=FILE``, default NEWS_SITES_FILE)."""
+
+    name = "news_sites"
+
+    def __init__(self, sites: str | None = None, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.sites_file = sites
+        self.site_list: SiteList
+        self.demo_server: Any = None
+        self._links = LinkExtractor(unique=True)
+        self._local_state: dict[str, Any] = {}
+
+    @classmethod
+    def update_settings(cls, settings: BaseSettings) -> None:
+        super().update_settings(settings)
+        # Scrapy merges FEEDS from every source, so a default in settings.py would also be
+        # written next to `-O corpus.jsonl`; add it only when no feed was asked for.
+        default_feed = settings.get("DEFAULT_FEED_URI")
+        if default_feed and not settings.getdict("FEEDS"):
+            settings.set("FEEDS", {default_feed: {"format": "jsonlines", "encoding": "utf8"}},
+                         priority="spider")
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> NewsSitesSpider:
+        spider: NewsSitesSpider = super().from_crawler(crawler, *args, **kwargs)
+        path = spider.sites_file or crawler.settings.get("NEWS_SITES_FILE")
+        variables: dict[str, str] = {}
+        with open(path, encoding="utf-8") as handle:
+            needs_demo = "DEMO_URL" in referenced_variables(handle.read())
+        if needs_demo:
+            from demo.server import DemoServer  # only the bundled demo needs it
+
+            spider.demo_server = DemoServer(port=crawler.settings.getint("DEMO_PORT", 0))
+            variables["DEMO_URL"] = spider.demo_server.start()
+            logger.info("Serving the bundled demo sites at %s", variables["DEMO_URL"])
+        try:
+            spider.site_list = load_site_list(path, variables)
+        except Exception:
+            spider._stop_demo()
+            raise
+        logger.info("Site list %s: %d site(s): %s", path, len(spider.site_list.sites),
+                    ", ".join(site.name for site in spider.site_list.sites))
+        crawler.signals.connect(spider._stop_demo, signal=signals.spider_closed)
+        return spider
+
+    def _stop_demo(self) -> None:
+        if self.demo_server is not None:
+            self.demo_server.stop()
+            self.demo_server = None
+
+    # -- bookkeeping that survives a JOBDIR restart (SpiderState pickles self.state) --
+
+    @property
+    def _state(self) -> dict[str, Any]:
+        state: dict[str, Any] = getattr(self, "state", self._local_state)
+        state.setdefault("seen", set())
+        state.setdefault("pages", {})
+        return state
+
+    def _stat(self, key: str, count: int = 1) -> None:
+        assert self.crawler.stats is not None
+        self.crawler.stats.inc_value(key, count)
+
+    # -- requests --
+
+    async def start(self) -> AsyncIterator[Request]:
+        for site in self.site_list.sites:
+            for url in site.sitemaps:
+                yield self._aux_request(url, site, self.parse_sitemap, "sitemap")
+            for url in site.feeds:
+                yield self._aux_request(url, site, self.parse_feed, "feed")
+            for url in site.start_urls:
+                request = self._page_request(url, site)
+                if request is not None:
+                    yield request
+
+    def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str) -> Request:
+        return Request(url, callback=callback, errback=self.on_error,
+                       meta={"site": site.name, "kind": kind})
+
+    def _page_request(self, found_url: str, site: SiteConfig) -> Request | None:
+        url = site.canonical(found_url)
+        if not site.allows(url):
+            self._stat("crawl/skipped/outside_site")
+            return None
+        state = self._state
+        if url in state["seen"]:
+            self._stat("crawl/skipped/duplicate")
+            return None
+        pages = state["pages"].get(site.name, 0)
+        if pages >= site.max_pages:
+            self._stat(f"crawl/skipped/max_pages/{site.name}")
+            return None
+        state["seen"].add(url)
+        state["pages"][site.name] = pages + 1
+        self._stat("crawl/scheduled")
+        return Request(url, callback=self.parse_page, errback=self.on_error,
+                       meta={"site": site.name, "kind": "page", "found_url": found_url,
+                             "canonical_url": url, "render": site.render})
+
+    def _site(self, name: str) -> SiteConfig:
+        return next(site for site in self.site_list.sites if site.name == name)
+
+    # -- callbacks --
+
+    def parse_page(self, response: Response) -> Iterator[PageItem | Request]:
+        """Yield the page's item, then requests for the in-site links it has."""
+        site = self._site(response.meta["site"])
+        item = self._new_item(response.request, response.meta)
+        item.status = response.status
+        item.final_url = response.url
+        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
+        if not isinstance(response, TextResponse) or "html" not in (content_type or "text/html"):
+            item.error = "non_html"
+            logger.info("Not an HTML page (%s): %s", content_type or "no content type", response.url)
+            self._stat("crawl/error/non_html")
+            yield item
+            return
+        result: RenderResult | None = response.meta.get("render_result")
+        item.html = response.text
+        if result is not None:
+            item.rendered = True
+            item.encoding, item.encoding_source = result.charset, "browser"
+            item.page_height = result.page_height
+            item.screenshot_png = result.screenshot_png
+            item.screenshot_height = result.screenshot_height
+            item.flags.extend(result.flags)
+        else:
+            item.encoding = response.encoding
+            item.encoding_source = response.meta.get("charset_source")
+        self._stat("crawl/page")
+        self._stat(f"crawl/site/{site.name}")
+        yield item
+        if item.depth >= site.max_depth:
+            self._stat("crawl/skipped/max_depth")
+            return
+        for link in self._links.extract_links(response):
+            request = self._page_request(link.url, site)
+            if request is not None:
+                yield request
+
+    def parse_feed(self, response: Response) -> Iterator[Request]:
+        """Yield page requests for the entries of an RSS 2.0 or Atom feed."""
+        site = self._site(response.meta["site"])
+        selector = Selector(text=_xml_text(response), type="xml")
+        selector.remove_namespaces()
+        links = selector.xpath("//item/link/text()").getall()
+        links += selector.xpath(
+            "//entry/link[not(@rel) or @rel='alternate']/@href").getall()
+        self._stat("crawl/feed/entries", len(links))
+        for link in links:
+            request = self._page_request(response.urljoin(link.strip()), site)
+            if request is not None:
+                yield request
+
+    def parse_sitemap(self, response: Response) -> Iterator[Request]:
+        """Yield page requests for a sitemap's URLs, or sitemap requests for an index."""
+        site = self._site(response.meta["site"])
+        body = response.body
+        if body[:2] == b"\x1f\x8b":
+            body = gunzip(body, max_size=SITEMAP_MAX_BYTES)
+        try:
+            sitemap = Sitemap(body)
+        except Exception as exc:  # lxml raises several types on garbage
+            logger.warning("Unreadable sitemap %s: %s", response.url, exc)
+            self._stat("crawl/error/sitemap_unreadable")
+            return
+        locations = [entry["loc"] for entry in sitemap if entry.get("loc")]
+        self._stat("crawl/sitemap/urls", len(locations))
+        for url in locations:
+            if sitemap.type == "sitemapindex":
+                yield self._aux_request(url, site, self.parse_sitemap, "sitemap")
+            else:
+                request = self._page_request(url, site)
+                if request is not None:
+                    yield request
+
+    def on_error(self, failure: Failure) -> Iterator[PageItem]:
+        """Turn a failed page request into an item with ``error``; log other failures."""
+        request: Request = failure.request  # type: ignore[attr-defined]
+        reason = failure_reason(failure)
+        kind = request.meta.get("kind", "page")
+        if reason == "robots_forbidden":
+            self._stat("crawl/dropped/robots_forbidden")
+            logger.info("Forbidden by robots.txt, not fetched: %s", request.url)
+            return
+        self._stat(f"crawl/error/{reason}" if kind == "page" else f"crawl/error/{kind}/{reason}")
+        logger.warning("Failed %s %s: %s (%s)", kind, request.url, reason, failure.getErrorMessage())
+        if kind != "page":
+            return
+        item = self._new_item(request, request.meta)
+        response = getattr(failure.value, "response", None)
+        if response is not None:
+            item.status = response.status
+            item.final_url = response.url
+        item.error = reason
+        yield item
+
+    def _new_item(self, request: Request, meta: dict[str, Any]) -> PageItem:
+        return PageItem(
+            url=meta.get("found_url", request.url),
+            canonical_url=meta.get("canonical_url", request.url),
+            site=meta["site"],
+            fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            depth=meta.get("depth", 0),
+        )
+
+
+def _xml_text(response: Response) -> str:
+    if isinstance(response, TextResponse):
+        return response.text
+    return response.body.decode("utf-8", "replace")

@@ -1,0 +1,71 @@
+"""URL canonicalisation: one page, one URL, so that each page is fetched once."""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from w3lib.url import canonicalize_url
+
+TrailingSlash = Literal["keep", "strip", "add"]
+TRAILING_SLASH_MODES: tuple[str, ...] = ("keep", "strip", "add")
+
+# Query parameters that identify a campaign or a click, never the page. Matched on the
+# lower-cased name; exact names plus the prefixes below. Sources: Google Analytics (utm_*,
+# gclid, _ga), Facebook (fbclid), Mailchimp (mc_cid, mc_eid), Microsoft/Yandex (msclkid,
+# yclid), HubSpot (_hs*), Alibaba/Chinese portals (spm).
+TRACKING_PARAMS = frozenset(
+    {"fbclid", "gclid", "dclid", "gbraid", "wbraid", "msclkid", "yclid", "mc_cid", "mc_eid",
+     "_ga", "_gl", "igshid", "spm", "ref_src", "__twitter_impression", "mkt_tok"}
+)
+TRACKING_PREFIXES = ("utm_", "_hs", "pk_", "mtm_")
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+_LAST_SEGMENT_FILE_RE = re.compile(r"\.[A-Za-z0-9]{1,5}$")
+
+
+def is_tracking_param(name: str) -> bool:
+    """Return True when a query parameter name only tracks clicks or campaigns."""
+    lowered = name.lower()
+    return lowered in TRACKING_PARAMS or lowered.startswith(TRACKING_PREFIXES)
+
+
+def canonical_url(url: str, trailing_slash: TrailingSlash = "keep") -> str:
+    """Return the canonical form of ``url``.
+
+    Lower-cased scheme and host, no default port, no fragment, no tracking parameters,
+    remaining query parameters sorted and percent-encoding normalised (w3lib), and the
+    trailing slash of the path kept, stripped or added (``add`` leaves paths whose last
+    segment looks like a file name, such as ``story.html``, alone). The root path is
+    always ``/``.
+    """
+    parts = urlsplit(url.strip())
+    query = urlencode(
+        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_tracking_param(k)]
+    )
+    netloc = parts.hostname or ""
+    if parts.port is not None and DEFAULT_PORTS.get(parts.scheme.lower()) != parts.port:
+        netloc = f"{netloc}:{parts.port}"
+    if parts.username:
+        credentials = parts.username + (f":{parts.password}" if parts.password else "")
+        netloc = f"{credentials}@{netloc}"
+    path = _apply_trailing_slash(parts.path or "/", trailing_slash)
+    rebuilt = urlunsplit((parts.scheme.lower(), netloc, path, query, ""))
+    return canonicalize_url(rebuilt, keep_fragments=False)
+
+
+def _apply_trailing_slash(path: str, mode: TrailingSlash) -> str:
+    if path == "/" or mode == "keep":
+        return path
+    if mode == "strip":
+        return path.rstrip("/") or "/"
+    if path.endswith("/") or _LAST_SEGMENT_FILE_RE.search(path.rsplit("/", 1)[-1]):
+        return path
+    return path + "/"
+
+
+def url_has_prefix(url: str, prefixes: tuple[str, ...]) -> str | None:
+    """Return the longest of ``prefixes`` that ``url`` starts with, or None."""
+    matches = [prefix for prefix in prefixes if url.startswith(prefix)]
+    return max(matches, key=len) if matches else None

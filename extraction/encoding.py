@@ -1,0 +1,123 @@
+"""Bytes to Unicode for HTML pages whose charset may be wrong or missing.
+
+Order of evidence, as in the HTML standard's encoding sniffing, with one change: a
+declaration is only trusted when the body decodes under it without errors.
+
+1. a byte-order mark;
+2. the HTTP ``Content-Type`` charset;
+3. a ``<meta charset>`` / ``http-equiv`` declaration in the first 4 KiB;
+4. strict UTF-8;
+5. statistical detection (charset-normalizer);
+6. windows-1252 with replacement characters (never fails, flagged as ``fallback``).
+
+GB2312 and GBK are decoded as GB18030, their superset: pages declaring GB2312 routinely
+contain GBK-only characters, and GB18030 decodes every GBK byte sequence identically.
+"""
+
+from __future__ import annotations
+
+import codecs
+import re
+from dataclasses import dataclass
+
+import charset_normalizer
+
+# Where in the document a <meta charset> may appear (HTML standard: the first 1024 bytes;
+# real pages put long <script>/<style> first, so we look a little further).
+META_SCAN_BYTES = 4096
+
+# Declared or detected names that are decoded with a superset codec instead.
+SUPERSET_CODECS = {
+    "gb2312": "gb18030",
+    "gbk": "gb18030",
+    "x-gbk": "gb18030",
+    "cp936": "gb18030",
+    "euc-cn": "gb18030",
+    "big5": "big5hkscs",  # Big5-HKSCS extends Big5 with characters common on HK/TW pages
+    "iso-8859-1": "cp1252",  # browsers treat latin-1 as windows-1252
+    "latin-1": "cp1252",
+    "ascii": "cp1252",
+    "us-ascii": "cp1252",
+}
+
+_META_CHARSET_RE = re.compile(
+    rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE
+)
+_HEADER_CHARSET_RE = re.compile(r"""charset\s*=\s*["']?([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE)
+
+_BOMS = (
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+
+
+@dataclass(frozen=True)
+class DecodedHtml:
+    """A decoded page: its text, the codec used and which evidence chose it."""
+
+    text: str
+    encoding: str
+    source: str  # "bom" | "header" | "meta" | "utf-8" | "detected" | "fallback"
+
+
+def normalise_encoding(name: str | None) -> str | None:
+    """Return the Python codec name for a declared charset, or None if unknown."""
+    if not name:
+        return None
+    key = name.strip().strip("\"'").lower()
+    key = SUPERSET_CODECS.get(key, key)
+    try:
+        canonical = codecs.lookup(key).name
+    except LookupError:
+        return None
+    return SUPERSET_CODECS.get(canonical, canonical)
+
+
+def header_charset(content_type: str | None) -> str | None:
+    """Return the charset named in a Content-Type header value, or None."""
+    if not content_type:
+        return None
+    match = _HEADER_CHARSET_RE.search(content_type)
+    return match.group(1) if match else None
+
+
+def meta_charset(body: bytes) -> str | None:
+    """Return the charset declared by a <meta> tag near the top of ``body``, or None."""
+    match = _META_CHARSET_RE.search(body[:META_SCAN_BYTES])
+    return match.group(1).decode("ascii", "replace") if match else None
+
+
+def _try_decode(body: bytes, encoding: str | None) -> str | None:
+    if encoding is None:
+        return None
+    try:
+        return body.decode(encoding)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
+    """Decode an HTML body; returns the text, the codec and the evidence that chose it."""
+    for bom, encoding in _BOMS:
+        if body.startswith(bom):
+            return DecodedHtml(body[len(bom) :].decode(encoding, "replace"), encoding, "bom")
+    for source, declared in (
+        ("header", header_charset(content_type)),
+        ("meta", meta_charset(body)),
+    ):
+        encoding = normalise_encoding(declared)
+        text = _try_decode(body, encoding)
+        if text is not None and encoding is not None:
+            return DecodedHtml(text, encoding, source)
+    text = _try_decode(body, "utf-8")
+    if text is not None:
+        return DecodedHtml(text, "utf-8", "utf-8")
+    best = charset_normalizer.from_bytes(body).best()
+    encoding = normalise_encoding(best.encoding) if best is not None else None
+    text = _try_decode(body, encoding)
+    if text is not None and encoding is not None:
+        return DecodedHtml(text, encoding, "detected")
+    return DecodedHtml(body.decode("cp1252", "replace"), "cp1252", "fallback")

@@ -1,0 +1,69 @@
+"""The full-text baseline: every visible text node of the page body, one block per line."""
+
+from __future__ import annotations
+
+import re
+
+from lxml import etree, html
+
+# Elements whose content is never shown to a reader.
+INVISIBLE_TAGS = frozenset(
+    {"script", "style", "noscript", "template", "head", "title", "meta", "link", "svg",
+     "iframe", "object", "embed", "canvas", "select", "option", "datalist", "input", "button",
+     "textarea"}
+)
+# Elements that start a new line when rendered (CSS display: block and friends).
+BLOCK_TAGS = frozenset(
+    {"address", "article", "aside", "blockquote", "body", "br", "caption", "dd", "details",
+     "div", "dl", "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3",
+     "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre", "section",
+     "summary", "table", "tbody", "td", "tfoot", "th", "thead", "tr", "ul"}
+)
+_HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_SPACE_RE = re.compile(r"[ \t\r\f\v\u00a0\u3000]+")
+
+
+def is_hidden(element: html.HtmlElement) -> bool:
+    """Return True when the element is hidden by markup (hidden attribute or inline style)."""
+    if element.get("hidden") is not None or element.get("aria-hidden") == "true":
+        return True
+    style = element.get("style")
+    return bool(style and _HIDDEN_STYLE_RE.search(style))
+
+
+def visible_text(root: html.HtmlElement) -> str:
+    """Return the visible text under ``root``'s <body>: one line per block, whitespace collapsed.
+
+    Iterative (no recursion) so that very deep documents do not hit Python's recursion limit.
+    """
+    bodies = root.xpath("//body")
+    top = bodies[0] if bodies else root
+    parts: list[str] = []
+    skip_depth = 0
+    for event, element in etree.iterwalk(top, events=("start", "end")):
+        if not isinstance(element.tag, str):
+            continue  # comments and processing instructions (their tails are handled below)
+        if event == "start":
+            if skip_depth or element.tag in INVISIBLE_TAGS or is_hidden(element):
+                skip_depth += 1
+                continue
+            if element.tag in BLOCK_TAGS:
+                parts.append("\n")
+            if element.text:
+                parts.append(element.text)
+        else:
+            if skip_depth:
+                skip_depth -= 1
+                if skip_depth:
+                    continue
+            elif element.tag in BLOCK_TAGS:
+                parts.append("\n")
+            if element.tail and element is not top:
+                parts.append(element.tail)
+    return normalise_lines("".join(parts))
+
+
+def normalise_lines(text: str) -> str:
+    """Return ``text`` with runs of spaces collapsed and empty lines removed."""
+    lines = (_SPACE_RE.sub(" ", line).strip() for line in text.split("\n"))
+    return "\n".join(line for line in lines if line)

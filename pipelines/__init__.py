@@ -1,0 +1,1 @@
+"""Item pipelines: thin adapters from Scrapy items to the extraction library."""

@@ -95,4 +95,7 @@ DEFAULT_FEED_URI = "output/%(name)s-%(time)s.jsonl"
 FEED_EXPORT_ENCODING = "utf-8"  # Chinese written as is, not \u escapes
 FEED_EXPORT_FIELDS = EXPORT_FIELDS
 
+EXTENSIONS = {"crawler.extensions.StatsFileExtension": 500}
+STATS_FILE = ""  # path: the final stats as JSON (for scheduled crawls, monitoring, tests)
+
 LOG_LEVEL = "INFO"

@@ -1,0 +1,48 @@
+# README command 1: `make demo`   (install everything, crawl the bundled demo sites)
+# README command 2: `make test`   (install everything, run the test suite)
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+SYSTEM_PACKAGES := chromium fonts-noto-cjk
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+PYTEST_ARGS ?=
+
+.PHONY: setup system-packages python-packages demo test lint bench clean
+
+setup: system-packages python-packages
+
+# Debian's Chromium (never `playwright install`: it downloads a browser) and CJK fonts,
+# without which Chinese pages render as empty boxes.
+system-packages:
+	@if ! dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1; then \
+	  echo "Installing $(SYSTEM_PACKAGES) with apt-get"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SYSTEM_PACKAGES); \
+	fi
+
+python-packages: $(VENV)/.installed
+
+$(VENV)/.installed: requirements.txt requirements-dev.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
+	touch $@
+
+# Crawl the bundled demo sites (served on 127.0.0.1 by the spider itself) into
+# output/news_sites-<time>.jsonl, with screenshots and HTML under output/.
+demo: setup
+	$(BIN)/scrapy crawl news_sites
+
+test: setup
+	$(BIN)/python -m pytest $(PYTEST_ARGS)
+
+lint: setup
+	$(BIN)/ruff check .
+	$(BIN)/mypy
+
+# Crawl benchmark: rendered vs plain HTTP on the demo sites, side by side.
+bench: setup
+	$(BIN)/python -m bench.crawl_bench
+
+clean:
+	rm -rf output .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,60 @@
+from __future__ import annotations
+
+import gzip
+from pathlib import Path
+
+from scrapy.utils.test import get_crawler
+
+from crawler.items import EXPORT_FIELDS, PageItem
+from pipelines.archive import ArchivePipeline, ContentStore, html_archive_bytes, read_archived_html
+
+
+def _item(**kwargs: object) -> PageItem:
+    return PageItem(url="http://a.test/", canonical_url="http://a.test/", site="a",
+                    fetched_at="2026-01-01T00:00:00+00:00", **kwargs)  # type: ignore[arg-type]
+
+
+def test_store_is_content_addressed_and_idempotent(tmp_path: Path) -> None:
+    store = ContentStore(tmp_path)
+    path, written = store.put("html", b"abc", ".bin")
+    again, written_again = store.put("html", b"abc", ".bin")
+    assert written and not written_again and path == again
+    assert Path(path).name.startswith("ba7816bf")  # sha256("abc")
+    assert Path(path).read_bytes() == b"abc"
+    assert not list(tmp_path.rglob(".tmp-*"))
+
+
+def test_archived_html_keeps_chinese_and_overrides_stale_meta(tmp_path: Path) -> None:
+    html = '<html><head><meta charset="gbk"></head><body>江城日报</body></html>'
+    data = html_archive_bytes(html)
+    assert gzip.decompress(data).startswith(b"\xef\xbb\xbf")
+    assert data == html_archive_bytes(html)  # reproducible (no gzip timestamp)
+    path = tmp_path / "p.html.gz"
+    path.write_bytes(data)
+    assert read_archived_html(path) == html
+
+
+def test_pipeline_writes_files_and_counts(tmp_path: Path) -> None:
+    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
+    crawler.stats.open_spider()  # type: ignore[union-attr]
+    pipeline = ArchivePipeline.from_crawler(crawler)
+    item = pipeline.process_item(_item(html="<p>x</p>", screenshot_png=b"\x89PNG fake"))
+    assert item.html_file and read_archived_html(item.html_file) == "<p>x</p>"
+    assert item.screenshot_file and Path(item.screenshot_file).read_bytes() == b"\x89PNG fake"
+    pipeline.process_item(_item(html="<p>x</p>"))
+    stats = crawler.stats.get_stats()  # type: ignore[union-attr]
+    assert stats["archive/html/written"] == 1 and stats["archive/html/exists"] == 1
+    assert stats["archive/screenshots/written"] == 1
+
+
+def test_failed_page_has_no_files(tmp_path: Path) -> None:
+    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
+    item = ArchivePipeline.from_crawler(crawler).process_item(_item(error="timeout"))
+    assert item.html_file is None and item.screenshot_file is None
+
+
+def test_internal_fields_are_not_exported() -> None:
+    assert "html" not in EXPORT_FIELDS and "screenshot_png" not in EXPORT_FIELDS
+    assert {"url", "canonical_url", "site", "fetched_at", "status", "final_url", "encoding", "title",
+            "html_file", "screenshot_file", "page_type", "text", "extraction_method", "lang",
+            "error"} <= set(EXPORT_FIELDS)

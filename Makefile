@@ -25,6 +25,7 @@ python-packages: $(VENV)/.installed
 
 $(VENV)/.installed: requirements.txt requirements-dev.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check pip==26.3
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
 	touch $@
 

@@ -28,7 +28,7 @@ class SharedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
             setattr(crawler, _ATTRIBUTE, handler)
         return handler
 
-    async def close(self) -> None:  # type: ignore[override]
+    async def close(self) -> None:
         # Scrapy closes each scheme's handler; the shared instance must close once.
         if self._closed:
             return

@@ -101,23 +101,22 @@ def _try_decode(body: bytes, encoding: str | None) -> str | None:
 
 def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
     """Decode an HTML body; returns the text, the codec and the evidence that chose it."""
-    for bom, encoding in _BOMS:
+    for bom, bom_codec in _BOMS:
         if body.startswith(bom):
-            return DecodedHtml(body[len(bom) :].decode(encoding, "replace"), encoding, "bom")
-    for source, declared in (
+            return DecodedHtml(body[len(bom) :].decode(bom_codec, "replace"), bom_codec, "bom")
+    candidates: list[tuple[str, str | None]] = [
         ("header", header_charset(content_type)),
         ("meta", meta_charset(body)),
-    ):
+        ("utf-8", "utf-8"),
+    ]
+    for source, declared in candidates:
         encoding = normalise_encoding(declared)
         text = _try_decode(body, encoding)
         if text is not None and encoding is not None:
             return DecodedHtml(text, encoding, source)
-    text = _try_decode(body, "utf-8")
-    if text is not None:
-        return DecodedHtml(text, "utf-8", "utf-8")
     best = charset_normalizer.from_bytes(body).best()
-    encoding = normalise_encoding(best.encoding) if best is not None else None
-    text = _try_decode(body, encoding)
-    if text is not None and encoding is not None:
-        return DecodedHtml(text, encoding, "detected")
+    detected = normalise_encoding(best.encoding) if best is not None else None
+    text = _try_decode(body, detected)
+    if text is not None and detected is not None:
+        return DecodedHtml(text, detected, "detected")
     return DecodedHtml(body.decode("cp1252", "replace"), "cp1252", "fallback")

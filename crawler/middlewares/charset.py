@@ -16,6 +16,7 @@ from scrapy.crawler import Crawler
 from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.statscollectors import StatsCollector
 
+from crawler.responses import content_type
 from extraction.encoding import decode_html
 
 logger = logging.getLogger(__name__)
@@ -35,10 +36,10 @@ class CharsetMiddleware:
     def process_response(self, request: Request, response: Response) -> Response:
         if "playwright" in response.flags or not isinstance(response, TextResponse):
             return response
-        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1")
-        if not isinstance(response, HtmlResponse) and "html" not in content_type.lower():
+        media_type = content_type(response)
+        if not isinstance(response, HtmlResponse) and "html" not in media_type:
             return response
-        decoded = decode_html(response.body, content_type)
+        decoded = decode_html(response.body, media_type)
         request.meta["charset_source"] = decoded.source
         self.stats.inc_value(f"charset/{decoded.source}")
         if decoded.source in ("detected", "fallback"):

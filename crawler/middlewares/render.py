@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import Page
+from playwright.async_api import FloatRect, Page
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -26,6 +26,7 @@ from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from crawler.errors import PageTooLarge
+from crawler.responses import content_type, is_html_type
 from crawler.screenshots import is_blank, load_gray, repeated_top_offset
 
 logger = logging.getLogger(__name__)
@@ -127,8 +128,7 @@ class RenderMiddleware:
     async def _finish(self, page: Page, request: Request, response: Response) -> Response:
         result = RenderResult()
         request.meta["render_result"] = result
-        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-        if not 200 <= response.status < 300 or "html" not in content_type:
+        if not 200 <= response.status < 300 or not is_html_type(content_type(response)):
             return response  # errors and non-HTML documents are not captured
         try:
             await page.wait_for_load_state("load", timeout=self.config.load_timeout * 1000)
@@ -187,7 +187,7 @@ class RenderMiddleware:
         result.flags.append("screenshot_glitch")  # twice glitched: keep no screenshot
 
     async def _capture(self, page: Page, height: int) -> bytes:
-        clip = {"x": 0, "y": 0, "width": self.config.viewport_width, "height": height}
+        clip: FloatRect = {"x": 0, "y": 0, "width": self.config.viewport_width, "height": height}
         timeout = self.config.screenshot_timeout * 1000
         if not self.config.serialize_screenshots:
             return await page.screenshot(full_page=True, clip=clip, type="png", timeout=timeout)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import AsyncIterator, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from parsel import Selector
@@ -28,6 +28,7 @@ from twisted.python.failure import Failure
 from crawler.errors import failure_reason
 from crawler.items import PageItem
 from crawler.middlewares.render import RenderResult
+from crawler.responses import content_type, is_html_type
 from crawler.sites import SiteConfig, SiteList, load_site_list, referenced_variables
 
 logger = logging.getLogger(__name__)
@@ -114,6 +115,8 @@ class NewsSitesSpider(Spider):
                     yield request
 
     def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str) -> Request:
+        # Pages often link to their feed and sitemap: seen, so they are not fetched as pages.
+        self._state["seen"].add(site.canonical(url))
         return Request(url, callback=callback, errback=self.on_error,
                        meta={"site": site.name, "kind": kind})
 
@@ -145,13 +148,14 @@ class NewsSitesSpider(Spider):
     def parse_page(self, response: Response) -> Iterator[PageItem | Request]:
         """Yield the page's item, then requests for the in-site links it has."""
         site = self._site(response.meta["site"])
+        assert response.request is not None
         item = self._new_item(response.request, response.meta)
         item.status = response.status
         item.final_url = response.url
-        content_type = response.headers.get(b"Content-Type", b"").decode("latin-1").lower()
-        if not isinstance(response, TextResponse) or "html" not in (content_type or "text/html"):
+        media_type = content_type(response)
+        if not isinstance(response, TextResponse) or not is_html_type(media_type):
             item.error = "non_html"
-            logger.info("Not an HTML page (%s): %s", content_type or "no content type", response.url)
+            logger.info("Not an HTML page (%s): %s", media_type or "no content type", response.url)
             self._stat("crawl/error/non_html")
             yield item
             return
@@ -240,7 +244,7 @@ class NewsSitesSpider(Spider):
             url=meta.get("found_url", request.url),
             canonical_url=meta.get("canonical_url", request.url),
             site=meta["site"],
-            fetched_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
             depth=meta.get("depth", 0),
         )
 

@@ -1,0 +1,169 @@
+"""The real engine and real Chromium crawl the demo sites, rendered and over plain HTTP."""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawler.screenshots import is_blank, load_gray, png_size, repeated_top_offset
+from demo import DemoPage
+from demo.server import DemoServer
+from pipelines.archive import read_archived_html
+from tests.crawl_helpers import CrawlResult, needs_chromium, run_crawl
+
+pytestmark = [needs_chromium, pytest.mark.browser]
+
+MAX_HEIGHT = 8192
+
+
+def demo_sites(base: str, render: bool) -> list[dict[str, Any]]:
+    """The demo site list, as sites/demo.yaml has it, pointing at ``base``."""
+    return [
+        {"name": "en-gazette", "start_urls": [f"{base}/en/"], "allowed_prefixes": [f"{base}/en/"],
+         "feeds": [f"{base}/en/feed.xml"], "sitemaps": [f"{base}/en/sitemap.xml"], "render": render},
+        {"name": "zh-jiangcheng", "start_urls": [f"{base}/zh/"], "allowed_prefixes": [f"{base}/zh/"],
+         "feeds": [f"{base}/zh/atom.xml"], "sitemaps": [f"{base}/zh/sitemap.xml"], "render": render},
+    ]
+
+
+def _pages(server: DemoServer) -> dict[str, DemoPage]:
+    return {server.url + path: page for site in server.sites for path, page in site.pages.items()}
+
+
+def _lines(text: str) -> list[str]:
+    return [" ".join(line.split()) for line in text.split("\n")]
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[DemoServer]:
+    with DemoServer() as running:
+        yield running
+
+
+@pytest.fixture(scope="module")
+def rendered(server: DemoServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, dict[str, int]]:
+    server.reset_hits()
+    result = run_crawl(tmp_path_factory.mktemp("rendered"), demo_sites(server.url, render=True))
+    assert result.returncode == 0, result.log[-3000:]
+    return result, dict(server.hits)
+
+
+@pytest.fixture(scope="module")
+def plain(server: DemoServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, dict[str, int]]:
+    server.reset_hits()
+    result = run_crawl(tmp_path_factory.mktemp("plain"), demo_sites(server.url, render=False))
+    assert result.returncode == 0, result.log[-3000:]
+    return result, dict(server.hits)
+
+
+@pytest.mark.parametrize("mode", ["rendered", "plain"])
+def test_every_page_fetched_once_and_itemised(mode: str, request: pytest.FixtureRequest,
+                                              server: DemoServer) -> None:
+    result, hits = request.getfixturevalue(mode)
+    expected = _pages(server)
+    urls = [item["canonical_url"] for item in result.items]
+    assert len(urls) == len(set(urls)), "a page was itemised twice"
+    assert set(urls) == set(expected)
+    for url in expected:
+        assert hits.get(url[len(server.url):], 0) == 1, f"{url} fetched {hits.get(url[len(server.url):])} times"
+    assert all(item["error"] is None and item["status"] == 200 for item in result.items)
+
+
+@pytest.mark.parametrize("mode", ["rendered", "plain"])
+def test_robots_txt_is_obeyed(mode: str, request: pytest.FixtureRequest, server: DemoServer) -> None:
+    result, hits = request.getfixturevalue(mode)
+    for site in server.sites:
+        for path in site.private_pages:
+            assert hits.get(path, 0) == 0
+    assert result.stats["crawl/dropped/robots_forbidden"] == sum(len(s.private_pages) for s in server.sites)
+
+
+def test_rendered_stats_match_items(rendered: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:
+    result, _ = rendered
+    stats, pages = result.stats, len(_pages(server))
+    assert stats["crawl/page"] == pages == stats["item_scraped_count"]
+    assert stats["crawl/scheduled"] == pages + stats["crawl/dropped/robots_forbidden"]
+    assert stats["render/page"] == pages == stats["render/screenshot"]
+    assert stats["archive/screenshots/written"] == pages
+    assert stats["playwright/browser_count"] == 1
+    assert not [key for key in stats if key.startswith(("crawl/error", "render/screenshot_glitch"))]
+    for site in server.sites:
+        assert stats[f"crawl/site/{site.name}"] == len(site.pages)
+
+
+def test_screenshots_are_real_full_page_pngs(rendered: tuple[CrawlResult, dict[str, int]]) -> None:
+    result, _ = rendered
+    for item in result.items:
+        png = Path(item["screenshot_file"]).read_bytes()
+        width, height = png_size(png)
+        assert width == 1280
+        assert item["page_height"] > 0
+        assert height == item["screenshot_height"] == min(item["page_height"], MAX_HEIGHT)
+        gray = load_gray(png)
+        assert not is_blank(gray), item["canonical_url"]
+        assert repeated_top_offset(gray, 800) is None, item["canonical_url"]
+    heights = sorted(item["page_height"] for item in result.items)
+    assert heights[0] < 1500 < 3000 < heights[-1], "demo pages vary in height"
+
+
+@pytest.mark.parametrize("mode", ["rendered", "plain"])
+def test_article_text_and_chinese_read_back(mode: str, request: pytest.FixtureRequest,
+                                             server: DemoServer) -> None:
+    result, _ = request.getfixturevalue(mode)
+    pages = _pages(server)
+    checked = 0
+    for item in result.items:
+        page = pages[item["canonical_url"]]
+        assert item["title"] == " ".join(page.title.split()) or page.title in item["title"]
+        assert item["lang"] == ("zh" if page.site.startswith("zh") else "en")
+        if page.page_type != "article" or (mode == "plain" and page.layout == "js-rendered"):
+            continue
+        lines = _lines(item["text"])
+        for paragraph in page.body:
+            assert " ".join(paragraph.split()) in lines, (item["canonical_url"], paragraph[:40])
+        checked += 1
+    assert checked >= 72
+
+
+def test_gbk_pages_decoded(plain: tuple[CrawlResult, dict[str, int]], rendered: tuple[CrawlResult, dict[str, int]],
+                           server: DemoServer) -> None:
+    pages = _pages(server)
+    gbk = {url for url, page in pages.items() if page.encoding == "gbk"}
+    assert len(gbk) >= 10
+    for result, _ in (plain, rendered):
+        for item in result.items:
+            if item["canonical_url"] in gbk:
+                assert item["encoding"].lower() in ("gb18030", "gbk")
+                assert pages[item["canonical_url"]].title.split()[0] in item["text"]
+
+
+def test_rendering_off_means_plain_http(plain: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:
+    result, _ = plain
+    assert all(not item["rendered"] and item["screenshot_file"] is None for item in result.items)
+    assert not any(key.startswith("playwright/page_count") for key in result.stats)
+    js_pages = [p for p in _pages(server).values() if p.layout == "js-rendered"]
+    assert len(js_pages) == 8
+    by_url = {item["canonical_url"]: item for item in result.items}
+    for page in js_pages:
+        assert page.body[0][:30] not in by_url[server.url + page.path]["text"]
+
+
+def test_archived_html_reextracts(rendered: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:
+    result, _ = rendered
+    pages = _pages(server)
+    files = {item["html_file"] for item in result.items}
+    assert len(files) == len(result.items)
+    for item in result.items[:20]:
+        html = read_archived_html(item["html_file"])
+        assert pages[item["canonical_url"]].title.split()[0] in html
+        assert gzip.decompress(Path(item["html_file"]).read_bytes()).startswith(b"\xef\xbb\xbf")
+
+
+def test_jsonl_is_utf8_with_chinese_unescaped(rendered: tuple[CrawlResult, dict[str, int]]) -> None:
+    result, _ = rendered
+    raw = (result.archive.parent / "items.jsonl").read_bytes().decode("utf-8")
+    assert "江城日报" in raw and "\\u6c5f" not in raw

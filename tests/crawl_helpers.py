@@ -67,9 +67,14 @@ def run_crawl(
     merged = {**FAST_SETTINGS, "STATS_FILE": str(stats_file), "ARCHIVE_DIR": str(archive), **(settings or {})}
     for key, value in merged.items():
         command += ["-s", f"{key}={value}"]
-    process = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=timeout,
-                             stdin=subprocess.DEVNULL, check=False)
-    log = process.stdout + process.stderr
+    with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                          stdin=subprocess.DEVNULL, start_new_session=True) as process:
+        try:
+            log, _ = process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(process.pid, signal.SIGKILL)  # the crawl and its browser
+            log, _ = process.communicate()
+            raise AssertionError(f"crawl did not finish in {timeout} s:\n{log[-5000:]}") from None
     items = []
     if feed.exists():
         items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines() if line.strip()]

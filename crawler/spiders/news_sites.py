@@ -136,7 +136,10 @@ class NewsSitesSpider(Spider):
         state["seen"].add(url)
         state["pages"][site.name] = pages + 1
         self._stat("crawl/scheduled")
-        return Request(url, callback=self.parse_page, errback=self.on_error,
+        # dont_filter: the seen set above is the duplicate filter for pages. With Scrapy's
+        # filter on too, a redirect back to a URL already requested (a redirect loop, or an
+        # old URL redirecting to a crawled one) would vanish without an item or an error.
+        return Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True,
                        meta={"site": site.name, "kind": "page", "found_url": found_url,
                              "canonical_url": url, "render": site.render})
 

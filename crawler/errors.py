@@ -26,6 +26,10 @@ class NotHtml(IgnoreRequest):
     """The response is not an HTML document."""
 
 
+class RenderStuck(Exception):
+    """A browser download outlived RENDER_DEADLINE: something below it stopped answering."""
+
+
 # Substrings of browser (Playwright/Chromium) error messages, in match order.
 _BROWSER_ERRORS = (
     ("ERR_TOO_MANY_REDIRECTS", "redirect_loop"),
@@ -42,13 +46,27 @@ _BROWSER_ERRORS = (
 
 def failure_reason(failure: Failure) -> str:
     """Return a short reason for a failed request: http_404, timeout, redirect_loop, ..."""
-    exc = failure.value
+    return exception_reason(failure.value) if failure.value is not None else "unknown"
+
+
+def short_message(exc: BaseException) -> str:
+    """Return the first line of an exception's message, at most 300 characters.
+
+    Playwright appends the browser's whole log to some messages; logs need the gist.
+    """
+    return str(exc).strip().split("\n", 1)[0][:300]
+
+
+def exception_reason(exc: BaseException) -> str:
+    """Return the short reason for an exception raised while fetching a page."""
     if isinstance(exc, HttpError):
         return f"http_{exc.response.status}"
     if isinstance(exc, PageTooLarge):
         return "too_large"
     if isinstance(exc, NotHtml):
         return "non_html"
+    if isinstance(exc, RenderStuck):
+        return "render_stuck"
     if isinstance(exc, IgnoreRequest):
         message = str(exc)
         if "max redirections" in message:

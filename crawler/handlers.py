@@ -1,24 +1,48 @@
-"""One scrapy-playwright download handler (so one browser) for both http and https.
+"""scrapy-playwright's download handler with two fixes the crawl needs.
 
-Scrapy builds one download handler per URL scheme; with scrapy-playwright's handler set
-for both ``http`` and ``https`` that means two Playwright instances and two Chromiums.
-This subclass returns the same instance for every scheme of a crawler.
+1. **One browser for http and https.** Scrapy builds one download handler per URL scheme;
+   with scrapy-playwright's handler set for both, that means two Playwright instances and
+   two Chromiums. ``from_crawler`` returns the same instance for every scheme of a crawler.
+2. **Page slots survive a browser crash.** scrapy-playwright bounds the pages of a context
+   with a semaphore, released by a page's ``close`` (and ``crash``) event through the
+   context *name*. After the browser dies and is relaunched, a new context takes that name:
+   releases from the dead context's pages then go to the new semaphore (more pages than
+   configured), while requests already waiting on the dead context's semaphore wait forever
+   (a hung crawl, seen in tests). Here each page releases, once, the semaphore of the
+   context it was opened in, and on disconnect the dead contexts' waiters are woken: their
+   ``new_page`` fails with TargetClosedError, which scrapy-playwright retries in a new context.
+3. **No download waits forever.** Playwright's own timeouts bound navigation, but a request
+   can also wait for a page slot or on a driver that stopped answering; RENDER_DEADLINE
+   (seconds, for the whole browser download) turns such a wait into a ``render_stuck`` error.
 """
 
 from __future__ import annotations
 
+import asyncio
+import logging
+from collections.abc import Callable
 from typing import Any
 
+from scrapy import Request, Spider
 from scrapy.crawler import Crawler
+from scrapy.http import Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
+
+from crawler.errors import RenderStuck
+
+logger = logging.getLogger(__name__)
 
 _ATTRIBUTE = "_news_shared_playwright_handler"
 
 
 class SharedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
-    """scrapy-playwright's handler, shared by all schemes of one crawler."""
+    """scrapy-playwright's handler, shared by all schemes of one crawler, crash-safe."""
 
     _closed = False
+
+    def __init__(self, crawler: Crawler) -> None:
+        super().__init__(crawler)
+        self.deadline = crawler.settings.getfloat("RENDER_DEADLINE", 180.0)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Any:
@@ -34,3 +58,31 @@ class SharedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
             return
         self._closed = True
         await super().close()
+
+    async def _download_request(self, request: Request, spider: Spider | None = None) -> Response:
+        try:
+            return await asyncio.wait_for(super()._download_request(request, spider), self.deadline)
+        except TimeoutError:
+            self.stats.inc_value("render/stuck")
+            logger.warning("Browser download of %s took over %.0f s: given up", request.url, self.deadline)
+            raise RenderStuck(f"no answer from the browser in {self.deadline:.0f} s") from None
+
+    def _make_close_page_callback(self, context_name: str) -> Callable[[], None]:
+        # Called right after the page was opened, so this is the page's own context.
+        wrapper = self.context_wrappers.get(context_name)
+        released = False
+
+        def close_page_callback() -> None:
+            nonlocal released
+            if wrapper is not None and not released:
+                released = True  # "crash" and "close" both fire for a crashed page
+                wrapper.semaphore.release()
+
+        return close_page_callback
+
+    async def _browser_disconnected_callback(self) -> None:
+        dead = list(self.context_wrappers.values())
+        await super()._browser_disconnected_callback()
+        for wrapper in dead:
+            for _ in range(self.config.max_pages_per_context):
+                wrapper.semaphore.release()

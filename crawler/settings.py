@@ -58,7 +58,6 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--disable-sync",
     ],
 }
-PLAYWRIGHT_MAX_CONTEXTS = 1
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 4  # pages rendering at once (measured best on 2 cores)
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms, until DOMContentLoaded
 
@@ -73,6 +72,10 @@ RENDER_MAX_HEIGHT = 8192
 RENDER_LOAD_TIMEOUT = 10.0  # s to wait for the load event after DOMContentLoaded
 RENDER_SCREENSHOT_TIMEOUT = 20.0  # s
 RENDER_SERIALIZE_SCREENSHOTS = True  # one capture at a time, page brought to front
+RENDER_CRASH_RETRIES = 1  # a page whose browser died under it is rendered again this many times
+# Longest a browser download (navigation, waiting for a page slot included) may take before
+# it fails as render_stuck; Playwright's own timeouts normally end it long before.
+RENDER_DEADLINE = 180.0
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.render.RenderMiddleware": 950,

@@ -44,20 +44,22 @@ def server() -> Iterator[DemoServer]:
         yield running
 
 
-@pytest.fixture(scope="module")
-def rendered(server: DemoServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, dict[str, int]]:
+def _crawl_demo(server: DemoServer, work: Path, render: bool) -> tuple[CrawlResult, dict[str, int]]:
+    """Crawl both demo sites; returns the result and the server's hits during the crawl."""
     server.reset_hits()
-    result = run_crawl(tmp_path_factory.mktemp("rendered"), demo_sites(server.url, render=True))
+    result = run_crawl(work, demo_sites(server.url, render=render))
     assert result.returncode == 0, result.log[-3000:]
     return result, dict(server.hits)
+
+
+@pytest.fixture(scope="module")
+def rendered(server: DemoServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, dict[str, int]]:
+    return _crawl_demo(server, tmp_path_factory.mktemp("rendered"), render=True)
 
 
 @pytest.fixture(scope="module")
 def plain(server: DemoServer, tmp_path_factory: pytest.TempPathFactory) -> tuple[CrawlResult, dict[str, int]]:
-    server.reset_hits()
-    result = run_crawl(tmp_path_factory.mktemp("plain"), demo_sites(server.url, render=False))
-    assert result.returncode == 0, result.log[-3000:]
-    return result, dict(server.hits)
+    return _crawl_demo(server, tmp_path_factory.mktemp("plain"), render=False)
 
 
 @pytest.mark.parametrize("mode", ["rendered", "plain"])

@@ -25,11 +25,16 @@ from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
-from crawler.errors import PageTooLarge
+from crawler.errors import PageTooLarge, exception_reason, short_message
 from crawler.responses import content_type, is_html_type
 from crawler.screenshots import is_blank, load_gray, repeated_top_offset
 
 logger = logging.getLogger(__name__)
+
+# Failures after which a page is rendered again (RENDER_CRASH_RETRIES times): the browser
+# died under it, or stopped answering (see crawler/handlers.py).
+RETRIED_REASONS = frozenset({"browser_crash", "render_stuck"})
+PAGE_CLOSE_TIMEOUT = 10.0  # s; closing a page of a dead browser must not hold the crawl
 
 _PAGE_FACTS_JS = """() => ({
   height: Math.max(document.documentElement ? document.documentElement.scrollHeight : 0,
@@ -50,7 +55,13 @@ class RenderConfig:
     load_timeout: float = 10.0
     screenshot_timeout: float = 20.0
     serialize_screenshots: bool = True
+    crash_retries: int = 1
     max_size: int = 0  # DOWNLOAD_MAXSIZE, applied to the rendered HTML too
+
+    @property
+    def capture_deadline(self) -> float:
+        """Seconds the whole capture of one page may take (load wait, reads, two screenshots)."""
+        return self.load_timeout + 2 * self.screenshot_timeout + 30.0
 
     @classmethod
     def from_settings(cls, settings: BaseSettings) -> RenderConfig:
@@ -64,6 +75,7 @@ class RenderConfig:
             load_timeout=settings.getfloat("RENDER_LOAD_TIMEOUT", 10.0),
             screenshot_timeout=settings.getfloat("RENDER_SCREENSHOT_TIMEOUT", 20.0),
             serialize_screenshots=settings.getbool("RENDER_SERIALIZE_SCREENSHOTS", True),
+            crash_retries=settings.getint("RENDER_CRASH_RETRIES", 1),
             max_size=settings.getint("DOWNLOAD_MAXSIZE", 0),
         )
 
@@ -110,20 +122,55 @@ class RenderMiddleware:
         request.meta.setdefault("playwright_page_goto_kwargs", {"wait_until": "domcontentloaded"})
         return None
 
-    async def process_response(self, request: Request, response: Response) -> Response:
+    async def process_response(self, request: Request, response: Response) -> Response | Request:
         page: Page | None = request.meta.pop("playwright_page", None)
         if page is None:
             return response
         try:
-            return await self._finish(page, request, response)
+            return await asyncio.wait_for(self._finish(page, request, response), self.config.capture_deadline)
+        except TimeoutError:
+            result = request.meta["render_result"]
+            result.flags.append("capture_stuck")
+            self.stats.inc_value("render/capture_stuck")
+            logger.warning("Capturing %s took over %.0f s: kept as it was", request.url,
+                           self.config.capture_deadline)
+            return response
+        except PlaywrightError as exc:
+            if exception_reason(exc) != "browser_crash":
+                raise
+            retry = self._crash_retry(request)
+            if retry is not None:
+                return retry
+            result = request.meta["render_result"]
+            result.flags.append("capture_failed")
+            self.stats.inc_value("render/capture_failed")
+            logger.warning("Browser gone while capturing %s: %s", request.url, short_message(exc))
+            return response
         finally:
             await _close(page)
 
-    async def process_exception(self, request: Request, exception: Exception) -> None:
+    async def process_exception(self, request: Request, exception: Exception) -> Request | None:
         page: Page | None = request.meta.pop("playwright_page", None)
         if page is not None:
             await _close(page)
+        if request.meta.get("render") and exception_reason(exception) in RETRIED_REASONS:
+            return self._crash_retry(request)
         return None
+
+    def _crash_retry(self, request: Request) -> Request | None:
+        """Return the request again when the browser died under it (once by default)."""
+        retries = request.meta.get("render_crash_retries", 0)
+        if retries >= self.config.crash_retries:
+            self.stats.inc_value("render/crash_retry/gave_up")
+            return None
+        self.stats.inc_value("render/crash_retry")
+        logger.info("Browser gone while rendering %s: trying it again", request.url)
+        retry = request.copy()
+        for key in ("playwright_page", "render_result"):
+            retry.meta.pop(key, None)
+        retry.meta["render_crash_retries"] = retries + 1
+        retry.dont_filter = True
+        return retry
 
     async def _finish(self, page: Page, request: Request, response: Response) -> Response:
         result = RenderResult()
@@ -137,14 +184,8 @@ class RenderMiddleware:
             self.stats.inc_value("render/load_timeout")
             logger.warning("Page did not finish loading in %.0f s, capturing it as it is: %s",
                            self.config.load_timeout, request.url)
-        try:
-            facts: dict[str, Any] = await page.evaluate(_PAGE_FACTS_JS)
-            html = await page.content()
-        except PlaywrightError as exc:
-            result.flags.append("capture_failed")
-            self.stats.inc_value("render/capture_failed")
-            logger.warning("Could not read the rendered page %s: %s", request.url, exc)
-            return response
+        facts: dict[str, Any] = await page.evaluate(_PAGE_FACTS_JS)
+        html = await page.content()
         body = html.encode("utf-8")
         if self.config.max_size and len(body) > self.config.max_size:
             self.stats.inc_value("render/too_large")
@@ -167,9 +208,11 @@ class RenderMiddleware:
             try:
                 png = await self._capture(page, height)
             except PlaywrightError as exc:
+                if exception_reason(exc) == "browser_crash":
+                    raise  # retried as a whole page by process_response
                 result.flags.append("screenshot_failed")
                 self.stats.inc_value("render/screenshot_failed")
-                logger.warning("Screenshot failed for %s: %s", request.url, exc)
+                logger.warning("Screenshot failed for %s: %s", request.url, short_message(exc))
                 return
             gray = load_gray(png)
             if is_blank(gray):
@@ -199,6 +242,7 @@ class RenderMiddleware:
 async def _close(page: Page) -> None:
     try:
         if not page.is_closed():
-            await page.close()
-    except PlaywrightError:
-        pass  # the browser is already gone (crash); scrapy-playwright restarts it
+            await asyncio.wait_for(page.close(), PAGE_CLOSE_TIMEOUT)
+    except (TimeoutError, PlaywrightError) as exc:
+        # The browser is gone (crash: scrapy-playwright relaunches it) or not answering.
+        logger.debug("Page not closed cleanly: %s", short_message(exc))

@@ -25,7 +25,7 @@ from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
-from crawler.errors import failure_reason
+from crawler.errors import failure_reason, short_message
 from crawler.items import PageItem
 from crawler.middlewares.render import RenderResult
 from crawler.responses import content_type, is_html_type
@@ -231,7 +231,8 @@ class NewsSitesSpider(Spider):
             logger.info("Forbidden by robots.txt, not fetched: %s", request.url)
             return
         self._stat(f"crawl/error/{reason}" if kind == "page" else f"crawl/error/{kind}/{reason}")
-        logger.warning("Failed %s %s: %s (%s)", kind, request.url, reason, failure.getErrorMessage())
+        detail = short_message(failure.value) if failure.value is not None else ""
+        logger.warning("Failed %s %s: %s (%s)", kind, request.url, reason, detail)
         if kind != "page":
             return
         item = self._new_item(request, request.meta)

@@ -1,0 +1,1 @@
+"""Benchmarks of the crawler; see bench/README.md."""

@@ -8,27 +8,26 @@ counted under ``export/dropped/<reason>``).
 from __future__ import annotations
 
 from scrapy.crawler import Crawler
-from scrapy.exceptions import DropItem, NotConfigured
+from scrapy.exceptions import DropItem
 from scrapy.statscollectors import StatsCollector
 
 from crawler.items import PageItem
 
 
 class ErrorItemFilterPipeline:
-    """Drops items whose ``error`` is set, when EXPORT_ERROR_ITEMS is off."""
+    """Drops items whose ``error`` is set, unless EXPORT_ERROR_ITEMS is on."""
 
-    def __init__(self, stats: StatsCollector) -> None:
+    def __init__(self, export_errors: bool, stats: StatsCollector) -> None:
+        self.export_errors = export_errors
         self.stats = stats
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ErrorItemFilterPipeline:
-        if crawler.settings.getbool("EXPORT_ERROR_ITEMS", True):
-            raise NotConfigured("EXPORT_ERROR_ITEMS is on: failed pages are exported")
         assert crawler.stats is not None
-        return cls(crawler.stats)
+        return cls(crawler.settings.getbool("EXPORT_ERROR_ITEMS", True), crawler.stats)
 
     def process_item(self, item: PageItem) -> PageItem:
-        if item.error:
+        if item.error and not self.export_errors:
             self.stats.inc_value(f"export/dropped/{item.error}")
             raise DropItem(f"failed page not exported ({item.error}): {item.canonical_url}")
         return item

@@ -18,7 +18,7 @@ system-packages:
 	@if ! dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1; then \
 	  echo "Installing $(SYSTEM_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends $(SYSTEM_PACKAGES); \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYSTEM_PACKAGES); \
 	fi
 
 python-packages: $(VENV)/.installed

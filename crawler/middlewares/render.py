@@ -136,15 +136,15 @@ class RenderMiddleware:
                            self.config.capture_deadline)
             return response
         except PlaywrightError as exc:
-            if exception_reason(exc) != "browser_crash":
-                raise
-            retry = self._crash_retry(request)
+            reason = exception_reason(exc)
+            retry = self._retry(request, reason) if reason in RETRIED_REASONS else None
             if retry is not None:
                 return retry
+            # Keep the page as navigation left it (DOMContentLoaded HTML), flagged.
             result = request.meta["render_result"]
             result.flags.append("capture_failed")
             self.stats.inc_value("render/capture_failed")
-            logger.warning("Browser gone while capturing %s: %s", request.url, short_message(exc))
+            logger.warning("Capture of %s failed: %s", request.url, short_message(exc))
             return response
         finally:
             await _close(page)
@@ -153,18 +153,19 @@ class RenderMiddleware:
         page: Page | None = request.meta.pop("playwright_page", None)
         if page is not None:
             await _close(page)
-        if request.meta.get("render") and exception_reason(exception) in RETRIED_REASONS:
-            return self._crash_retry(request)
+        reason = exception_reason(exception)
+        if request.meta.get("render") and reason in RETRIED_REASONS:
+            return self._retry(request, reason)
         return None
 
-    def _crash_retry(self, request: Request) -> Request | None:
-        """Return the request again when the browser died under it (once by default)."""
+    def _retry(self, request: Request, reason: str) -> Request | None:
+        """Return the request again after a browser crash or hang, up to RENDER_CRASH_RETRIES."""
         retries = request.meta.get("render_crash_retries", 0)
         if retries >= self.config.crash_retries:
             self.stats.inc_value("render/crash_retry/gave_up")
             return None
         self.stats.inc_value("render/crash_retry")
-        logger.info("Browser gone while rendering %s: trying it again", request.url)
+        logger.info("Rendering %s failed (%s): trying it again", request.url, reason)
         retry = request.copy()
         for key in ("playwright_page", "render_result"):
             retry.meta.pop(key, None)

@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages demo test lint bench clean
+.PHONY: setup system-packages python-packages extras demo test lint bench clean
 
 setup: system-packages python-packages
 
@@ -28,6 +28,10 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 	$(BIN)/pip install -q --disable-pip-version-check pip==26.3
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
 	touch $@
+
+# Training and benchmark extras (torch CPU wheel, onnx, skl2onnx, baseline extractors).
+extras: setup
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements-extras.txt
 
 # Crawl the bundled demo sites (served on 127.0.0.1 by the spider itself) into
 # output/news_sites-<time>.jsonl, with screenshots and HTML under output/.

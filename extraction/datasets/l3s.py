@@ -23,8 +23,9 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from extraction.datasets.base import Page, gz_path, require_dir, require_file
-from extraction.datasets.textutil import BLOCK_TAGS, url_site
+from extraction.datasets.textutil import url_site
 from extraction.encoding import decode_html
+from extraction.fulltext import BLOCK_TAGS
 
 LABEL_NAMES = {1: "headline", 2: "fulltext", 3: "supplemental", 4: "related", 5: "comments"}
 MAIN_LABELS = frozenset({1, 2, 3})
@@ -85,7 +86,7 @@ class _BlockCollector:
         if tag and tag not in _SKIP_TAGS and "x-nc-invisible" not in classes:
             match = _SEL_RE.search(classes) if tag == "span" else None
             inner = int(match.group(1)) if match else label
-            boundary = tag in BLOCK_TAGS or tag == "br"
+            boundary = tag in BLOCK_TAGS  # includes br
             if boundary:
                 self._open = False
             self.emit(element.text, inner)

@@ -18,25 +18,14 @@ import re
 from collections.abc import Sequence
 from urllib.parse import urlsplit
 
-from lxml import html as lxml_html
-
 from extraction.encoding import decode_html
+from extraction.fulltext import visible_text
 from extraction.html import parse_html
 
 WESTERN_FALLBACKS: tuple[str, ...] = ("cp1252",)
 CHINESE_FALLBACKS: tuple[str, ...] = ("gb18030", "cp1252")
 
 _BOM = b"\xef\xbb\xbf"
-
-BLOCK_TAGS = frozenset(
-    {
-        "address", "article", "aside", "blockquote", "body", "caption", "dd", "details", "dialog", "div", "dl",
-        "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
-        "hr", "html", "li", "main", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td",
-        "tfoot", "th", "thead", "tr", "ul",
-    }
-)
-_SKIP_TAGS = frozenset({"script", "style", "noscript", "template", "head"})
 
 _URL_TAG_RE = re.compile(rb"<(?:link|meta)\b[^>]*>", re.IGNORECASE)
 _URL_KIND_RE = re.compile(rb"""(?:rel\s*=\s*["']?canonical\b|property\s*=\s*["']og:url["'])""", re.IGNORECASE)
@@ -80,39 +69,9 @@ def normalise_newlines(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\r", "\n")
 
 
-def clean_lines(text: str) -> str:
-    """Return ``text`` with whitespace collapsed inside each line and empty lines dropped."""
-    lines = (" ".join(line.split()) for line in text.split("\n"))
-    return "\n".join(line for line in lines if line)
-
-
 def html_to_text(body: bytes) -> str:
     """Return the visible text of an HTML document, one block-level element per line."""
-    root = parse_html(decode_html(body).text)
-    parts: list[str] = []
-    _walk(root, parts)
-    return clean_lines("".join(parts))
-
-
-def _walk(element: lxml_html.HtmlElement, parts: list[str]) -> None:
-    tag = element.tag if isinstance(element.tag, str) else ""
-    if tag in _SKIP_TAGS or not tag:
-        if element.tail:
-            parts.append(element.tail)
-        return
-    block = tag in BLOCK_TAGS
-    if block:
-        parts.append("\n")
-    if tag == "br":
-        parts.append("\n")
-    if element.text:
-        parts.append(element.text)
-    for child in element:
-        _walk(child, parts)
-    if block:
-        parts.append("\n")
-    if element.tail:
-        parts.append(element.tail)
+    return visible_text(parse_html(decode_html(body).text))
 
 
 def url_site(url: str | None) -> str | None:

@@ -12,7 +12,7 @@ PYTEST_ARGS ?=
 
 setup: system-packages python-packages
 
-# Debian's Chromium (never `playwright install`: it downloads a browser) and CJK fonts,
+# Debian's Chromium (never Playwright's own browser download, which fails here) and CJK fonts,
 # without which Chinese pages render as empty boxes.
 system-packages:
 	@if ! dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1; then \

@@ -1,0 +1,77 @@
+"""The extraction methods by stable name, and one entry point that runs any of them.
+
+``extract(html, method)`` is what the offline ``scrapy extract`` command, the evaluation
+harness and (later) the crawl pipelines call. Each method takes the parsed page and returns
+an :class:`Extraction`. Names are stable: ``fulltext`` here; ``cetd-tpc``, ``iawce-article``,
+``iawce-list`` as their modules land; ``svm``, ``web2text``, ``pagetype`` and ``pipeline``
+in later issues.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from lxml import html as lxml_html
+
+from extraction.fulltext import visible_text
+from extraction.html import page_title, parse_html
+
+
+@dataclass(frozen=True)
+class ListEntry:
+    """One entry of a list page: its text and the URL it links to (None if no link)."""
+
+    text: str
+    url: str | None = None
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What a method extracted from one page."""
+
+    method: str
+    text: str  # main text, one block/paragraph per line
+    title: str | None = None
+    page_type: str | None = None  # article | list | other, when the method decides it
+    entries: tuple[ListEntry, ...] = field(default_factory=tuple)  # list pages
+
+
+Method = Callable[[lxml_html.HtmlElement, str | None], Extraction]
+
+
+def _fulltext(root: lxml_html.HtmlElement, url: str | None) -> Extraction:
+    return Extraction(method="fulltext", text=visible_text(root), title=page_title(root))
+
+
+METHODS: dict[str, Method] = {"fulltext": _fulltext}
+
+
+def register(name: str, method: Method) -> None:
+    """Add a method under a stable name (each algorithm module registers itself)."""
+    METHODS[name] = method
+
+
+def method_names() -> list[str]:
+    """Return the names of the available methods, sorted."""
+    _load_all()
+    return sorted(METHODS)
+
+
+def extract(html: str, method: str = "fulltext", url: str | None = None) -> Extraction:
+    """Return what ``method`` extracts from an HTML text; raises KeyError for an unknown name."""
+    _load_all()
+    if method not in METHODS:
+        raise KeyError(f"unknown method {method!r} (known: {', '.join(sorted(METHODS))})")
+    return METHODS[method](parse_html(html), url)
+
+
+# Algorithm modules register themselves on import; listed here so that every caller sees them.
+_ALGORITHM_MODULES: tuple[str, ...] = ()
+
+
+def _load_all() -> None:
+    import importlib
+
+    for module in _ALGORITHM_MODULES:
+        importlib.import_module(module)

@@ -67,7 +67,7 @@ def extract(html: str, method: str = "fulltext", url: str | None = None) -> Extr
 
 
 # Algorithm modules register themselves on import; listed here so that every caller sees them.
-_ALGORITHM_MODULES: tuple[str, ...] = ()
+_ALGORITHM_MODULES: tuple[str, ...] = ("extraction.cetd", "extraction.iawce")
 
 
 def _load_all() -> None:

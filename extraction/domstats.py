@@ -1,0 +1,130 @@
+"""Per-element DOM statistics shared by CETD-TPC (paper 001) and I-AWCE (paper 000).
+
+One iterative walk (``etree.iterwalk``: "start" assigns an element its index, depth and tag
+path; "end" -- post-order -- folds its subtree totals into its parent), so it is linear in the
+number of nodes and safe on arbitrarily deep pages. Everything is stored in parallel lists
+indexed by document (pre-)order; ``index`` maps an element back to its position.
+
+Definitions (paper 001, section 2.2, "文本块" = the subtree rooted at the element):
+
+* CN: characters of all text under the element. Each text node counts its whitespace-collapsed,
+  stripped length, so indentation in the source does not count as text.
+* LCN: the part of CN that lies inside an ``<a>`` (the element itself included).
+* TN: tags the block contains; the block ``blk(v)`` is the subtree rooted at ``v``, so ``v``
+  itself counts: a bare ``<p>`` has TN = 1.
+* LTN: ``<a>`` tags the block contains, ``v`` included when it is an ``<a>``.
+* text nodes: non-empty text nodes (``el.text`` and the tails of its children); ``own_*`` are the
+  element's direct text nodes, which are what paper 001's TPR counts per tag path.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lxml import etree, html
+
+LINK_TAG = "a"
+
+
+def text_length(text: str | None) -> int:
+    """Return the whitespace-collapsed, stripped length of ``text`` (0 for None)."""
+    return len(" ".join(text.split())) if text else 0
+
+
+@dataclass
+class DomStats:
+    """Per-element statistics in parallel lists, document order (index 0 is the walk's top)."""
+
+    elements: list[html.HtmlElement] = field(default_factory=list)
+    index: dict[html.HtmlElement, int] = field(default_factory=dict)
+    parent: list[int] = field(default_factory=list)  # -1 for the top element
+    children: list[list[int]] = field(default_factory=list)  # element children, in order
+    depth: list[int] = field(default_factory=list)  # top element = 1 (paper 000, figure 7)
+    path: list[int] = field(default_factory=list)  # interned tag-path id, see path_str()
+    cls: list[str] = field(default_factory=list)  # class attribute, whitespace-normalised
+    in_link: list[bool] = field(default_factory=list)  # the element is or is inside an <a>
+    cn: list[int] = field(default_factory=list)
+    lcn: list[int] = field(default_factory=list)
+    tn: list[int] = field(default_factory=list)
+    ltn: list[int] = field(default_factory=list)
+    text_nodes: list[int] = field(default_factory=list)  # non-empty text nodes in the subtree
+    own_text_len: list[int] = field(default_factory=list)  # chars of the direct text nodes
+    own_text_nodes: list[int] = field(default_factory=list)  # number of direct text nodes
+    path_parent: list[int] = field(default_factory=list)  # per path id: parent path id or -1
+    path_tag: list[str] = field(default_factory=list)  # per path id: its last tag
+
+    def __len__(self) -> int:
+        return len(self.elements)
+
+    def path_str(self, path_id: int) -> str:
+        """Return the tag path of a path id as text, e.g. ``"html/body/div/p"``."""
+        tags: list[str] = []
+        while path_id >= 0:
+            tags.append(self.path_tag[path_id])
+            path_id = self.path_parent[path_id]
+        return "/".join(reversed(tags))
+
+
+def compute_stats(top: html.HtmlElement) -> DomStats:
+    """Return the :class:`DomStats` of ``top``'s subtree (comments and PIs are not elements)."""
+    s = DomStats()
+    path_ids: dict[tuple[int, str], int] = {}
+    stack: list[int] = []  # indices of the open elements
+    for event, node in etree.iterwalk(top, events=("start", "end")):
+        if not isinstance(node.tag, str):
+            continue  # iterwalk reports comments only as the top; their tails are read below
+        if event == "start":
+            i = len(s.elements)
+            parent = stack[-1] if stack else -1
+            tag = node.tag.lower()
+            key = (s.path[parent] if parent >= 0 else -1, tag)
+            if key not in path_ids:
+                path_ids[key] = len(s.path_tag)
+                s.path_parent.append(key[0])
+                s.path_tag.append(tag)
+            is_link = tag == LINK_TAG
+            s.elements.append(node)
+            s.index[node] = i
+            s.parent.append(parent)
+            s.children.append([])
+            s.depth.append(s.depth[parent] + 1 if parent >= 0 else 1)
+            s.path.append(path_ids[key])
+            s.cls.append(" ".join((node.get("class") or "").split()))
+            s.in_link.append(is_link or (parent >= 0 and s.in_link[parent]))
+            for name in ("cn", "lcn", "text_nodes", "own_text_len", "own_text_nodes"):
+                getattr(s, name).append(0)
+            s.tn.append(1)  # the block contains its own root tag
+            s.ltn.append(1 if is_link else 0)
+            if parent >= 0:
+                s.children[parent].append(i)
+            stack.append(i)
+            _add_own_text(s, i, node.text)
+            for child in node:
+                if not isinstance(child.tag, str):
+                    # A comment or PI is not walked: its tail is direct text of this element.
+                    _add_own_text(s, i, child.tail)
+        else:
+            i = stack.pop()
+            parent = stack[-1] if stack else -1
+            if parent >= 0:
+                # Post-order: the subtree of i is complete, fold it into the parent.
+                s.cn[parent] += s.cn[i]
+                s.lcn[parent] += s.lcn[i]
+                s.tn[parent] += s.tn[i]
+                s.ltn[parent] += s.ltn[i]
+                s.text_nodes[parent] += s.text_nodes[i]
+                if node is not top:
+                    _add_own_text(s, parent, node.tail)
+    return s
+
+
+def _add_own_text(s: DomStats, i: int, text: str | None) -> None:
+    length = text_length(text)
+    if not length:
+        return
+    s.own_text_len[i] += length
+    s.own_text_nodes[i] += 1
+    s.cn[i] += length
+    s.text_nodes[i] += 1
+    if s.in_link[i]:
+        s.lcn[i] += length

@@ -87,7 +87,8 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of stdout")
-        parser.add_argument("--method", default="fulltext", help="extraction method (default: fulltext)")
+        parser.add_argument("--method", default="fulltext",
+                            help=f"extraction method: {', '.join(method_names())} (default: fulltext)")
         parser.add_argument("--url", help="the pages' URL (one page), used to resolve links")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

@@ -55,15 +55,15 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
-        parser.add_argument("--dataset", help=f"dataset name, one of: {', '.join(METRIC_BY_DATASET)}")
-        parser.add_argument("--method", help="comma-separated methods (default: every registered method)")
+        parser.add_argument("--dataset", help=f"dataset name, one of {', '.join(METRIC_BY_DATASET)}")
+        parser.add_argument("--method", help="comma-separated methods (default every registered method)")
         parser.add_argument("--baselines", default="",
-                            help=f"comma-separated baselines (default: none): {', '.join(baseline_names())}")
+                            help=f"comma-separated baselines, none by default, from {', '.join(baseline_names())}")
         parser.add_argument("--limit", type=int, help="evaluate only the first N pages with ground truth")
-        parser.add_argument("--split", help="dataset split (cleaneval: dev/final; dragnet: training/test, "
+        parser.add_argument("--split", help="dataset split (cleaneval dev or final; dragnet training or test, "
                                             "default test)")
         parser.add_argument("--out-dir", default="bench/results", help="where the .json/.md go "
-                                                                        "(default: bench/results)")
+                                                                        "(default bench/results)")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if args:

@@ -112,10 +112,7 @@ def content_block(root: html.HtmlElement) -> html.HtmlElement | None:
 
 def block_text(element: html.HtmlElement) -> str:
     """Return the visible text of one element, one block-level element per line."""
-    # visible_text looks for the document's <body>; a detached copy makes the block the top.
-    detached = copy.deepcopy(element)
-    detached.tail = None
-    return visible_text(detached)
+    return visible_text(element)
 
 
 def extract_cetd(root: html.HtmlElement, url: str | None = None) -> Extraction:

@@ -32,11 +32,13 @@ def is_hidden(element: html.HtmlElement) -> bool:
 
 
 def visible_text(root: html.HtmlElement) -> str:
-    """Return the visible text under ``root``'s <body>: one line per block, whitespace collapsed.
+    """Return the visible text under ``root``: one line per block, whitespace collapsed.
 
-    Iterative (no recursion) so that very deep documents do not hit Python's recursion limit.
+    ``root`` is a document (its <body> is used) or any element (its subtree, without its
+    tail). Iterative (no recursion) so that very deep documents do not hit Python's
+    recursion limit.
     """
-    bodies = root.xpath("//body")
+    bodies = root.xpath(".//body")
     top = bodies[0] if bodies else root
     parts: list[str] = []
     skip_depth = 0

@@ -38,11 +38,15 @@ class PageItem:
     page_type: str | None = None  # article | list | other (filled by the page-type stage)
     text: str = ""
     extraction_method: str | None = None
+    # Template stage (paper 004): removed_nodes, removed_chars, kept_by_guard, templates_matched;
+    # None when the site had no templates yet or the stage is off.
+    template_cleaning: dict[str, int] | None = None
     flags: list[str] = field(default_factory=list)  # notes such as load_timeout, screenshot_capped
     error: str | None = None  # why the page has no content; None for a good page
     # Internal, not exported:
     html: str | None = _internal()  # the page's (rendered) HTML as text
     screenshot_png: bytes | None = _internal()
+    tree: Any = _internal()  # noqa: RUF009 (parsed page, lxml) shared by the stages from the template stage on
 
 
 EXPORT_FIELDS: list[str] = [f.name for f in fields(PageItem) if f.metadata.get("export", True)]

@@ -80,7 +80,20 @@ RENDER_DEADLINE = 180.0
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.render.RenderMiddleware": 950,
     "crawler.middlewares.charset.CharsetMiddleware": 580,  # after decompression (590)
+    "crawler.middlewares.templates.TemplateLibraryMiddleware": 570,  # sees the text as decoded
 }
+
+# --- per-site template library (paper 004; crawler/template_library.py) -----------------
+TEMPLATES_ENABLED = True  # off: no learning, no template cleaning
+TEMPLATES_STORE = "templates_db"  # folder holding templates.sqlite3 (or a .sqlite3 path)
+TEMPLATES_LEARN = True  # off: apply the stored templates only (the middleware is disabled)
+TEMPLATES_BATCH_PAGES = 10  # N1 (paper 004): pages per batch
+TEMPLATES_MIN_FREQUENCY = 3  # N2 (paper 004): pages of a batch a tag must be on to become a template
+TEMPLATES_GUARD_MIN_CHARS = 80  # leaves this long are removed only by site-wide templates...
+TEMPLATES_GUARD_MIN_SHARE = 0.5  # ...seen on at least this share of a batch's pages
+TEMPLATES_DRIFT_WINDOW = 10  # pages in the recent match-rate window (layout drift)
+TEMPLATES_DRIFT_RATIO = 0.5  # drift when the recent rate < this x the rate the templates promise
+TEMPLATES_REFRESH_INTERVAL = 5.0  # s between checks for templates written by other processes
 
 # --- items and export ------------------------------------------------------------------
 ARCHIVE_ENABLED = True
@@ -89,6 +102,7 @@ EXPORT_ERROR_ITEMS = True
 
 ITEM_PIPELINES = {
     "pipelines.archive.ArchivePipeline": 100,
+    "pipelines.templates.TemplateDenoisePipeline": 200,
     "pipelines.fulltext.FullTextPipeline": 300,
     "pipelines.errors.ErrorItemFilterPipeline": 900,
 }

@@ -60,10 +60,15 @@ def method_names() -> list[str]:
 
 def extract(html: str, method: str = "fulltext", url: str | None = None) -> Extraction:
     """Return what ``method`` extracts from an HTML text; raises KeyError for an unknown name."""
+    return extract_tree(parse_html(html), method, url)
+
+
+def extract_tree(root: lxml_html.HtmlElement, method: str = "fulltext", url: str | None = None) -> Extraction:
+    """Return what ``method`` extracts from a parsed page (which it may modify: pass a copy to keep it)."""
     _load_all()
     if method not in METHODS:
         raise KeyError(f"unknown method {method!r} (known: {', '.join(sorted(METHODS))})")
-    return METHODS[method](parse_html(html), url)
+    return METHODS[method](root, url)
 
 
 # Algorithm modules register themselves on import; listed here so that every caller sees them.

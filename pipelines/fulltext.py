@@ -35,7 +35,7 @@ class FullTextPipeline:
     def process_item(self, item: PageItem) -> PageItem:
         if item.html is None:
             return item
-        root = parse_html(item.html)
+        root = item.tree if item.tree is not None else parse_html(item.html)
         item.title = page_title(root)
         item.text = visible_text(root)
         item.lang = declared_lang(root) or script_language(item.text)

@@ -64,7 +64,8 @@ def run_crawl(
         sites_file = work / "sites.yaml"
         sites_file.write_text(sites_yaml(sites), encoding="utf-8")
         command += ["-a", f"sites={sites_file}"]
-    merged = {**FAST_SETTINGS, "STATS_FILE": str(stats_file), "ARCHIVE_DIR": str(archive), **(settings or {})}
+    merged = {**FAST_SETTINGS, "STATS_FILE": str(stats_file), "ARCHIVE_DIR": str(archive),
+              "TEMPLATES_STORE": str(work / "templates_db"), **(settings or {})}
     for key, value in merged.items():
         command += ["-s", f"{key}={value}"]
     with subprocess.Popen(command, cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,

@@ -1,0 +1,417 @@
+"""Persistent store of the per-site template library (paper 004, web-page cleaning).
+
+For each news site, short leaf tags that recur across pages (navigation links, copyright lines)
+are learned as templates by the learning code; this module only persists them. The default
+backend is one SQLite file in WAL mode that several crawl processes can write at once: every
+write is a ``BEGIN IMMEDIATE`` transaction made of additive updates (``hits = hits + ?``), so
+nothing is lost to read-modify-write races. It does not import Scrapy.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+SCHEMA_VERSION = 1
+STORE_FILENAME = "templates.sqlite3"
+# Suffixes that make `open_store` treat a location as the database file rather than a folder.
+_FILE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
+# "scheme://" at the start of a location marks a URL (a Windows drive "C:\" does not match).
+_URL_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
+_WHAT_TO_DO = "set TEMPLATES_DIR to another folder"
+
+# Index i brings the schema from version i to i + 1; version 0 is an empty file. Each entry is a
+# list of single statements (not a script: executescript would commit the migration half-way).
+_MIGRATIONS: list[list[str]] = [
+    [
+        "CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+        """CREATE TABLE sites (
+            site TEXT PRIMARY KEY, generation INTEGER NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0,
+            batches INTEGER NOT NULL DEFAULT 0, drift_events INTEGER NOT NULL DEFAULT 0,
+            created_at REAL NOT NULL, updated_at REAL NOT NULL)""",
+        """CREATE TABLE templates (
+            id INTEGER PRIMARY KEY, site TEXT NOT NULL, generation INTEGER NOT NULL, tag TEXT NOT NULL,
+            text TEXT NOT NULL, frequency INTEGER NOT NULL, batches INTEGER NOT NULL, share REAL NOT NULL,
+            hits INTEGER NOT NULL DEFAULT 0, first_seen REAL NOT NULL, last_seen REAL NOT NULL, retired_at REAL,
+            UNIQUE (site, generation, tag, text))""",
+        "CREATE INDEX templates_site_retired ON templates (site, retired_at)",
+        """CREATE TABLE events (
+            id INTEGER PRIMARY KEY, site TEXT NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL)""",
+        "CREATE INDEX events_site ON events (site, id)",
+        "CREATE TABLE parked (id INTEGER PRIMARY KEY, site TEXT NOT NULL, pages INTEGER NOT NULL, tags TEXT NOT NULL)",
+        "CREATE INDEX parked_site ON parked (site, id)",
+    ],
+]
+# Tables the current schema must have; a file that claims our version without them is refused.
+_TABLES = frozenset({"meta", "sites", "templates", "events", "parked"})
+_TEMPLATE_COLUMNS = (
+    "id, site, generation, tag, text, frequency, batches, share, hits, first_seen, last_seen, retired_at"
+)
+_SITE_COLUMNS = "site, generation, pages, batches, drift_events, created_at, updated_at"
+
+
+class TemplateStoreError(Exception):
+    """The store cannot be used (corrupt file, newer/unknown schema, unsupported URL); message says which file and
+    what to do."""
+
+
+@dataclass(frozen=True)
+class StoredTemplate:
+    """One learned template (a recurring leaf tag) of a site."""
+
+    id: int
+    site: str
+    generation: int  # layout generation of the site it belongs to
+    tag: str  # lower-case tag name
+    text: str  # normalised text
+    frequency: int  # sum over promoting batches of the pages that contained it
+    batches: int  # number of batches that promoted it
+    share: float  # highest (frequency in a batch / pages in that batch) seen
+    hits: int  # pages it matched after it was promoted (record_hits)
+    first_seen: float  # unix time
+    last_seen: float
+    retired_at: float | None  # set when its generation was retired (layout drift); kept as history
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A leaf tag that a batch of pages promotes to a template."""
+
+    tag: str
+    text: str
+    frequency: int  # pages of this batch that contained it
+    template_id: int | None = None  # an existing template (same site) it matched; None = new
+
+
+@dataclass(frozen=True)
+class SiteState:
+    """Learning state of one site."""
+
+    site: str
+    generation: int  # starts at 0
+    pages: int  # pages counted in promoted batches (sum of batch_pages)
+    batches: int  # batches promoted
+    drift_events: int
+    created_at: float
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class SiteSummary:
+    """One line of the list of sites."""
+
+    site: str
+    generation: int
+    active: int  # templates of the current generation, not retired
+    retired: int
+    pages: int
+    batches: int
+    drift_events: int
+    updated_at: float
+
+
+@dataclass(frozen=True)
+class ParkedBatch:
+    """An unfinished batch saved at the end of a crawl, to be continued by the next one."""
+
+    pages: int
+    tags: list[tuple[str, str, int]]  # (tag, text, frequency) of an unfinished batch
+
+
+class TemplateStore(Protocol):
+    """What the template library needs from a store (SQLite now, Redis later)."""
+
+    location: str  # human-readable (file path)
+
+    def templates(self, site: str, include_retired: bool = False) -> list[StoredTemplate]: ...
+    def site_state(self, site: str) -> SiteState | None: ...
+    def promote(self, site: str, batch_pages: int, candidates: Sequence[Candidate]) -> None: ...
+    def record_hits(self, site: str, hits: Mapping[int, int]) -> None: ...
+    def retire(self, site: str, reason: str) -> int: ...
+    def events(self, site: str) -> list[tuple[float, str, str]]: ...
+    def park(self, site: str, batch: ParkedBatch) -> None: ...
+    def claim(self, site: str) -> list[ParkedBatch]: ...
+    def sites(self) -> list[SiteSummary]: ...
+    def clear(self, site: str) -> int: ...
+    def export(self, site: str) -> dict[str, Any]: ...
+    def changed(self) -> bool: ...
+    def close(self) -> None: ...
+
+
+class SQLiteTemplateStore:
+    """The template store in one SQLite file (WAL journal), safe for several processes at once."""
+
+    def __init__(self, path: str | Path, timeout: float = 30.0) -> None:
+        self.path = Path(path)
+        self.location = str(self.path)
+        self._lock = threading.RLock()  # one connection shared by the threads of a process
+        self._data_version: int | None = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            # timeout is SQLite's busy timeout: how long a writer waits for another process's lock.
+            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
+        except (OSError, sqlite3.Error) as exc:
+            raise TemplateStoreError(f"cannot open the template store {self.location}: {exc}") from exc
+        try:
+            self._check_integrity()
+            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._conn.execute("PRAGMA synchronous=NORMAL")
+            self._check_schema()
+        except BaseException:
+            self._conn.close()
+            raise
+
+    def _corrupt(self, detail: object) -> TemplateStoreError:
+        return TemplateStoreError(
+            f"the template store {self.location} is corrupt ({detail}); it was left untouched: "
+            f"move it aside or restore a backup, or {_WHAT_TO_DO}"
+        )
+
+    def _check_integrity(self) -> None:
+        # Read-only, before any pragma that could write to the file.
+        try:
+            rows = self._conn.execute("PRAGMA quick_check").fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise self._corrupt(exc) from exc
+        if rows != [("ok",)]:
+            raise self._corrupt("; ".join(str(row[0]) for row in rows[:3]))
+
+    def _version(self) -> int:
+        tables = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not tables:
+            return 0
+        row = None
+        if "meta" in tables:
+            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+        if row is None or not str(row[0]).isdigit():
+            raise TemplateStoreError(
+                f"{self.location} is an SQLite database but not a template store "
+                f"(tables: {', '.join(sorted(tables))}); {_WHAT_TO_DO}"
+            )
+        version = int(row[0])
+        if version > SCHEMA_VERSION:
+            raise TemplateStoreError(
+                f"the template store {self.location} was written by a newer version (schema {version}, this code "
+                f"reads up to {SCHEMA_VERSION}); upgrade, or {_WHAT_TO_DO}"
+            )
+        if version == SCHEMA_VERSION and not tables >= _TABLES:
+            raise self._corrupt(f"schema {version} without table(s) {', '.join(sorted(_TABLES - tables))}")
+        return version
+
+    def _check_schema(self) -> None:
+        try:
+            if self._version() == SCHEMA_VERSION:
+                return
+            with self._transaction():
+                # Read again under the write lock: another process may have migrated meanwhile.
+                version = self._version()
+                for statements in _MIGRATIONS[version:]:
+                    for statement in statements:
+                        self._conn.execute(statement)
+                self._conn.execute(
+                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
+                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                    (str(SCHEMA_VERSION),),
+                )
+        except sqlite3.Error as exc:
+            raise self._error(exc) from exc
+
+    def _error(self, exc: sqlite3.Error) -> TemplateStoreError:
+        if "malformed" in str(exc) or "not a database" in str(exc):
+            return self._corrupt(exc)
+        return TemplateStoreError(f"template store {self.location}: {exc}")
+
+    @contextmanager
+    def _transaction(self, write: bool = True) -> Iterator[sqlite3.Connection]:
+        """Run a block in one transaction: IMMEDIATE (write lock taken up front) or a read snapshot."""
+        with self._lock:
+            try:
+                self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
+                try:
+                    yield self._conn
+                    self._conn.execute("COMMIT")
+                except BaseException:
+                    if self._conn.in_transaction:
+                        self._conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
+
+    def templates(self, site: str, include_retired: bool = False) -> list[StoredTemplate]:
+        """Return the active templates of the site's current generation (all rows with include_retired), by id."""
+        where = "site = ?" if include_retired else "site = ? AND retired_at IS NULL"
+        with self._transaction(write=False) as conn:
+            rows = conn.execute(f"SELECT {_TEMPLATE_COLUMNS} FROM templates WHERE {where} ORDER BY id", (site,))
+            return [StoredTemplate(*row) for row in rows]
+
+    def site_state(self, site: str) -> SiteState | None:
+        """Return the learning state of the site, or None when it has none."""
+        with self._transaction(write=False) as conn:
+            return _site_state(conn, site)
+
+    def promote(self, site: str, batch_pages: int, candidates: Sequence[Candidate]) -> None:
+        """Count a finished batch of `batch_pages` pages and add its candidates to the site's templates."""
+        if batch_pages < 1:
+            raise ValueError(f"a promoted batch has at least one page, not {batch_pages}")
+        now = time.time()
+        with self._transaction() as conn:
+            conn.execute(
+                f"INSERT INTO sites ({_SITE_COLUMNS}) VALUES (?, 0, ?, 1, 0, ?, ?) ON CONFLICT (site) DO UPDATE "
+                "SET pages = pages + excluded.pages, batches = batches + 1, updated_at = excluded.updated_at",
+                (site, batch_pages, now, now),
+            )
+            (generation,) = conn.execute("SELECT generation FROM sites WHERE site = ?", (site,)).fetchone()
+            for candidate in candidates:
+                share = candidate.frequency / batch_pages
+                if candidate.template_id is not None:
+                    matched = conn.execute(
+                        "UPDATE templates SET frequency = frequency + ?, batches = batches + 1, share = MAX(share, ?), "
+                        "last_seen = ? WHERE id = ? AND site = ? AND retired_at IS NULL",
+                        (candidate.frequency, share, now, candidate.template_id, site),
+                    ).rowcount
+                    if matched:
+                        continue
+                # New, or its template was retired or belongs to another site: insert, or add to the row another
+                # process inserted for the same text.
+                conn.execute(
+                    "INSERT INTO templates (site, generation, tag, text, frequency, batches, share, hits, first_seen, "
+                    "last_seen) VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?, ?) "
+                    "ON CONFLICT (site, generation, tag, text) DO UPDATE SET frequency = frequency + "
+                    "excluded.frequency, batches = batches + 1, share = MAX(share, excluded.share), "
+                    "last_seen = excluded.last_seen",
+                    (site, generation, candidate.tag, candidate.text, candidate.frequency, share, now, now),
+                )
+
+    def record_hits(self, site: str, hits: Mapping[int, int]) -> None:
+        """Add `hits[template_id]` matched pages to each template of the site; unknown ids are ignored."""
+        now = time.time()
+        with self._transaction() as conn:
+            conn.executemany(
+                "UPDATE templates SET hits = hits + ?, last_seen = ? WHERE id = ? AND site = ?",
+                [(count, now, template_id, site) for template_id, count in hits.items() if count],
+            )
+
+    def retire(self, site: str, reason: str) -> int:
+        """Retire the site's active templates (layout drift), keeping them as history; return the new generation."""
+        now = time.time()
+        with self._transaction() as conn:
+            conn.execute("UPDATE templates SET retired_at = ? WHERE site = ? AND retired_at IS NULL", (now, site))
+            conn.execute(
+                f"INSERT INTO sites ({_SITE_COLUMNS}) VALUES (?, 1, 0, 0, 1, ?, ?) ON CONFLICT (site) DO UPDATE "
+                "SET generation = generation + 1, drift_events = drift_events + 1, updated_at = excluded.updated_at",
+                (site, now, now),
+            )
+            conn.execute("INSERT INTO events (site, at, kind, detail) VALUES (?, ?, 'drift', ?)", (site, now, reason))
+            (generation,) = conn.execute("SELECT generation FROM sites WHERE site = ?", (site,)).fetchone()
+        return int(generation)
+
+    def events(self, site: str) -> list[tuple[float, str, str]]:
+        """Return the site's events as (at, kind, detail), oldest first."""
+        with self._transaction(write=False) as conn:
+            rows = conn.execute("SELECT at, kind, detail FROM events WHERE site = ? ORDER BY id", (site,))
+            return [(at, kind, detail) for at, kind, detail in rows]
+
+    def park(self, site: str, batch: ParkedBatch) -> None:
+        """Save an unfinished batch for a later crawl; a batch without pages is not stored."""
+        if batch.pages <= 0:
+            return
+        tags = json.dumps([[tag, text, frequency] for tag, text, frequency in batch.tags], ensure_ascii=False)
+        with self._transaction() as conn:
+            conn.execute("INSERT INTO parked (site, pages, tags) VALUES (?, ?, ?)", (site, batch.pages, tags))
+
+    def claim(self, site: str) -> list[ParkedBatch]:
+        """Take (read and delete, atomically) the site's parked batches, oldest first."""
+        with self._transaction() as conn:
+            rows = conn.execute("SELECT id, pages, tags FROM parked WHERE site = ? ORDER BY id", (site,)).fetchall()
+            conn.executemany("DELETE FROM parked WHERE id = ?", [(row[0],) for row in rows])
+        return [
+            ParkedBatch(pages, [(str(tag), str(text), int(freq)) for tag, text, freq in json.loads(tags)])
+            for _, pages, tags in rows
+        ]
+
+    def sites(self) -> list[SiteSummary]:
+        """Return a summary of every site with a learning state, sorted by site."""
+        with self._transaction(write=False) as conn:
+            rows = conn.execute(
+                "SELECT s.site, s.generation, "
+                "(SELECT COUNT(*) FROM templates t WHERE t.site = s.site AND t.generation = s.generation "
+                "AND t.retired_at IS NULL), "
+                "(SELECT COUNT(*) FROM templates t WHERE t.site = s.site AND t.retired_at IS NOT NULL), "
+                "s.pages, s.batches, s.drift_events, s.updated_at FROM sites s ORDER BY s.site"
+            )
+            return [SiteSummary(*row) for row in rows]
+
+    def clear(self, site: str) -> int:
+        """Delete everything of the site (templates, state, events, parked batches); return templates deleted."""
+        with self._transaction() as conn:
+            deleted = conn.execute("DELETE FROM templates WHERE site = ?", (site,)).rowcount
+            for table in ("sites", "events", "parked"):
+                conn.execute(f"DELETE FROM {table} WHERE site = ?", (site,))
+        return int(deleted)
+
+    def export(self, site: str) -> dict[str, Any]:
+        """Return everything stored for the site as a JSON-serialisable dict (templates of all generations)."""
+        with self._transaction(write=False) as conn:  # one snapshot for all parts
+            state = _site_state(conn, site)
+            rows = conn.execute(f"SELECT {_TEMPLATE_COLUMNS} FROM templates WHERE site = ? ORDER BY id", (site,))
+            templates = [asdict(StoredTemplate(*row)) for row in rows]
+            events = conn.execute("SELECT at, kind, detail FROM events WHERE site = ? ORDER BY id", (site,))
+            event_dicts = [{"at": at, "kind": kind, "detail": detail} for at, kind, detail in events]
+            (parked,) = conn.execute("SELECT COUNT(*) FROM parked WHERE site = ?", (site,)).fetchone()
+        return {
+            "site": site,
+            "schema_version": SCHEMA_VERSION,
+            "state": asdict(state) if state else None,
+            "templates": templates,
+            "events": event_dicts,
+            "parked_batches": int(parked),
+        }
+
+    def changed(self) -> bool:
+        """Return True when another connection wrote since the last call; the first call returns False."""
+        with self._lock:
+            try:
+                (version,) = self._conn.execute("PRAGMA data_version").fetchone()
+            except sqlite3.Error as exc:
+                raise self._error(exc) from exc
+            previous, self._data_version = self._data_version, int(version)
+        return previous is not None and previous != version
+
+    def close(self) -> None:
+        """Close the connection (idempotent)."""
+        with self._lock:
+            self._conn.close()
+
+
+def _site_state(conn: sqlite3.Connection, site: str) -> SiteState | None:
+    """Return the site's state read through `conn` (inside a caller's transaction), or None."""
+    row = conn.execute(f"SELECT {_SITE_COLUMNS} FROM sites WHERE site = ?", (site,)).fetchone()
+    return SiteState(*row) if row else None
+
+
+def open_store(location: str | Path) -> TemplateStore:
+    """Open the template store at `location` and return it.
+
+    `location` is a folder (file STORE_FILENAME inside it), a path ending in .sqlite3/.db, or a URL:
+    "sqlite:///abs/path" is handled; "redis://..." raises TemplateStoreError (not available yet).
+    """
+    text = str(location)
+    if _URL_RE.match(text):
+        scheme = text.split("://", 1)[0].lower()
+        if scheme in ("redis", "rediss"):
+            raise TemplateStoreError("the Redis backend is not available yet: use a folder (SQLite)")
+        if scheme != "sqlite":
+            raise TemplateStoreError(f"unsupported template store URL {text!r}: use a folder or sqlite:///path")
+        text = text[len("sqlite://") :]
+    path = Path(text).expanduser()
+    if path.suffix.lower() not in _FILE_SUFFIXES and not path.is_file():
+        path = path / STORE_FILENAME
+    return SQLiteTemplateStore(path)

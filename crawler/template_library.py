@@ -62,7 +62,7 @@ class TemplatesConfig:
         """Build from Scrapy settings (anything with get/getbool/getint/getfloat)."""
         config = cls(
             enabled=settings.getbool("TEMPLATES_ENABLED", True),
-            store=str(settings.get("TEMPLATES_STORE") or settings.get("TEMPLATES_DIR") or "templates_db"),
+            store=str(settings.get("TEMPLATES_STORE") or "templates_db"),
             learn=settings.getbool("TEMPLATES_LEARN", True),
             batch_pages=settings.getint("TEMPLATES_BATCH_PAGES", algo.BATCH_PAGES),
             min_frequency=settings.getint("TEMPLATES_MIN_FREQUENCY", algo.MIN_FREQUENCY),
@@ -143,7 +143,7 @@ class TemplateLibrary:
         try:
             store = open_store(config.store if "://" in config.store else Path(config.store))
         except TemplateStoreError as exc:
-            logger.error("Template store unusable, crawling without templates: %s", exc)
+            logger.warning("Template store unusable, going on without templates: %s", exc)
             counter("templates/store_unusable")
             return cls(None, config, count)
         logger.info("Template store: %s", store.location)

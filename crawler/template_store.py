@@ -26,7 +26,7 @@ STORE_FILENAME = "templates.sqlite3"
 _FILE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
 # "scheme://" at the start of a location marks a URL (a Windows drive "C:\" does not match).
 _URL_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
-_WHAT_TO_DO = "set TEMPLATES_DIR to another folder"
+_WHAT_TO_DO = "set TEMPLATES_STORE to another folder"
 
 # Index i brings the schema from version i to i + 1; version 0 is an empty file. Each entry is a
 # list of single statements (not a script: executescript would commit the migration half-way).
@@ -338,14 +338,16 @@ class SQLiteTemplateStore:
         ]
 
     def sites(self) -> list[SiteSummary]:
-        """Return a summary of every site with a learning state, sorted by site."""
+        """Return a summary of every site with a learning state or a parked batch, sorted by site."""
         with self._transaction(write=False) as conn:
             rows = conn.execute(
                 "SELECT s.site, s.generation, "
                 "(SELECT COUNT(*) FROM templates t WHERE t.site = s.site AND t.generation = s.generation "
                 "AND t.retired_at IS NULL), "
                 "(SELECT COUNT(*) FROM templates t WHERE t.site = s.site AND t.retired_at IS NOT NULL), "
-                "s.pages, s.batches, s.drift_events, s.updated_at FROM sites s ORDER BY s.site"
+                "s.pages, s.batches, s.drift_events, s.updated_at FROM sites s "
+                "UNION ALL SELECT p.site, 0, 0, 0, 0, 0, 0, MAX(p.id) * 0.0 FROM parked p "
+                "WHERE p.site NOT IN (SELECT site FROM sites) GROUP BY p.site ORDER BY 1"
             )
             return [SiteSummary(*row) for row in rows]
 
@@ -397,21 +399,44 @@ def _site_state(conn: sqlite3.Connection, site: str) -> SiteState | None:
     return SiteState(*row) if row else None
 
 
-def open_store(location: str | Path) -> TemplateStore:
-    """Open the template store at `location` and return it.
+def store_path(location: str | Path) -> Path | None:
+    """Return the SQLite file that `location` names (see open_store), or None for another backend's URL.
 
-    `location` is a folder (file STORE_FILENAME inside it), a path ending in .sqlite3/.db, or a URL:
-    "sqlite:///abs/path" is handled; "redis://..." raises TemplateStoreError (not available yet).
+    Raises TemplateStoreError for an unsupported URL.
     """
     text = str(location)
     if _URL_RE.match(text):
         scheme = text.split("://", 1)[0].lower()
         if scheme in ("redis", "rediss"):
-            raise TemplateStoreError("the Redis backend is not available yet: use a folder (SQLite)")
+            return None
         if scheme != "sqlite":
             raise TemplateStoreError(f"unsupported template store URL {text!r}: use a folder or sqlite:///path")
         text = text[len("sqlite://") :]
     path = Path(text).expanduser()
     if path.suffix.lower() not in _FILE_SUFFIXES and not path.is_file():
         path = path / STORE_FILENAME
+    return path
+
+
+def store_exists(location: str | Path) -> bool:
+    """Return True when the store at `location` exists (readers check first: opening creates it).
+
+    Non-SQLite URLs count as existing (open_store decides about them).
+    """
+    try:
+        path = store_path(location)
+    except TemplateStoreError:
+        return True
+    return path is None or path.is_file()
+
+
+def open_store(location: str | Path) -> TemplateStore:
+    """Open the template store at `location` and return it.
+
+    `location` is a folder (file STORE_FILENAME inside it), a path ending in .sqlite3/.db, or a URL:
+    "sqlite:///abs/path" is handled; "redis://..." raises TemplateStoreError (not available yet).
+    """
+    path = store_path(location)
+    if path is None:
+        raise TemplateStoreError("the Redis backend is not available yet: use a folder (SQLite)")
     return SQLiteTemplateStore(path)

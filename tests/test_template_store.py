@@ -21,6 +21,8 @@ from crawler.template_store import (
     TemplateStore,
     TemplateStoreError,
     open_store,
+    store_exists,
+    store_path,
 )
 
 SITE = "example.com"
@@ -157,6 +159,8 @@ def test_sites_summary(store: SQLiteTemplateStore) -> None:
     assert [s.site for s in summaries] == ["a.org", "b.org"]
     b = summaries[1]
     assert (b.generation, b.active, b.retired, b.pages, b.batches, b.drift_events) == (1, 1, 2, 10, 2, 1)
+    store.park("c.org", ParkedBatch(2, [("a", "Home", 2)]))  # only a parked batch: listed (and clearable)
+    assert [(s.site, s.active, s.pages) for s in store.sites()][2] == ("c.org", 0, 0)
 
 
 def test_clear_and_export(store: SQLiteTemplateStore) -> None:
@@ -355,10 +359,11 @@ def test_open_store_locations(tmp_path: Path) -> None:
         (f"sqlite://{tmp_path / 'url.db'}", tmp_path / "url.db"),
     ]
     for location, expected in cases:
+        assert store_path(location) == expected and not store_exists(location)
         opened = open_store(location)
         try:
             assert opened.location == str(expected)
-            assert expected.is_file()
+            assert expected.is_file() and store_exists(location)
         finally:
             opened.close()
     with pytest.raises(TemplateStoreError, match="Redis backend is not available"):

@@ -1,22 +1,36 @@
 """``scrapy extract``: run an extraction method over saved pages, offline.
 
-    scrapy extract PATH... [-o OUT.jsonl] [--method NAME] [--url URL]
+    scrapy extract PATH... [-o OUT.jsonl] [--method NAME] [--url URL] [--site NAME] [--no-templates]
 
 PATH may be a file (``.html``, ``.htm``, either with ``.gz``; the crawl's archived
 ``html/*.html.gz`` included), a glob or a folder (searched recursively for such files).
 One JSON line per page: ``path`` (as given or as found under a given folder), ``url``,
-``method``, ``page_type``, ``title``, ``text``, ``entries`` (list pages), ``encoding``, and
-``error`` (null, or why the page failed). A failing page never stops the run; the exit status
-is 0 unless every page failed (1), or no page was found (2).
+``method``, ``page_type``, ``title``, ``text``, ``entries`` (list pages), ``encoding``,
+``error`` (null, or why the page failed), ``site`` (the template-library key used, or null) and
+``template_cleaning`` (null, or what the site's templates removed: ``removed_nodes``,
+``removed_chars``, ``kept_by_guard``, ``templates_matched``). A failing page never stops the
+run; the exit status is 0 unless every page failed (1), or no page was found (2).
+
+Template cleaning (paper 004). The pages' site is ``--site`` (a key of the template library,
+as ``scrapy templates list`` shows), else the key of ``--url``: its entry in the site list
+(setting NEWS_SITES_FILE) or, when the URL is in no entry or the list cannot be loaded, its
+scheme + host. When that site has templates in the store (setting TEMPLATES_STORE), each page
+is parsed, the site's template leaves are removed (with the guard of
+:mod:`extraction.templates`) and the method runs on what is left; otherwise, and with
+``--no-templates``, TEMPLATES_ENABLED=False or no site, extraction is exactly as without a
+library. The store is only read: nothing is learned, and a missing store is not created. A
+store that cannot be opened gives one warning and extraction goes on without templates.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import glob
 import gzip
 import json
 import logging
+import os
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,13 +39,18 @@ from typing import IO, Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.sites import SiteList, SiteListError, load_site_list
+from crawler.template_library import TemplateLibrary, TemplatesConfig, site_key
+from crawler.template_store import TemplateStoreError, open_store, store_exists
 from extraction.encoding import decode_html
-from extraction.methods import extract, method_names
+from extraction.html import parse_html
+from extraction.methods import extract, extract_tree, method_names
 
 logger = logging.getLogger(__name__)
 
 PAGE_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
 PROGRESS_EVERY = 100  # pages between progress lines in the log
+# Suffixes that make a store location the database file itself (as crawler.template_store.open_store reads it).
 
 
 def find_pages(arguments: list[str]) -> Iterator[str]:
@@ -56,13 +75,71 @@ def read_page(path: str) -> tuple[str, str]:
     return decoded.text, decoded.encoding
 
 
-def extract_file(path: str, method: str, url: str | None) -> dict[str, Any]:
-    """Return the JSON record for one page; failures give a record with ``error``."""
+def load_sites(settings: Any) -> SiteList | None:
+    """Return the site list of the NEWS_SITES_FILE setting, or None when it is unset or unusable.
+
+    An unusable list (e.g. ``${DEMO_URL}`` unset outside a crawl) is logged at DEBUG only: pages
+    then belong to their scheme + host.
+    """
+    path = settings.get("NEWS_SITES_FILE")
+    if not path:
+        return None
+    try:
+        return load_site_list(path, os.environ)
+    except SiteListError as exc:
+        logger.debug("Site list not used, sites are scheme + host: %s", exc)
+        return None
+
+
+def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
+    """Return a read-only library for ``site`` when the store holds templates for it, else None.
+
+    Never raises for the store: a missing store, an unknown site or bad TEMPLATES_* settings
+    give None (logged; an unusable store or bad settings as one warning).
+    """
+    if site is None or not settings.getbool("TEMPLATES_ENABLED", True):
+        return None
+    try:
+        config = dataclasses.replace(TemplatesConfig.from_settings(settings), learn=False)
+    except ValueError as exc:
+        logger.warning("Template settings unusable, extracting without templates: %s", exc)
+        return None
+    if not store_exists(config.store):
+        logger.info("No template store at %s: extracting without templates", config.store)
+        return None
+    try:
+        store = open_store(config.store if "://" in config.store else Path(config.store))
+    except TemplateStoreError as exc:
+        logger.warning("Template store unusable, extracting without templates: %s", exc)
+        return None
+    library = TemplateLibrary(store, config)
+    templates = len(library.templates(site))
+    if not templates:
+        logger.info("Site %s has no templates in %s: extracting without templates", site, store.location)
+        library.close()
+        return None
+    logger.info("Template cleaning with %d templates of site %s (%s)", templates, site, store.location)
+    return library
+
+
+def extract_file(path: str, method: str, url: str | None, library: TemplateLibrary | None = None,
+                 site: str | None = None) -> dict[str, Any]:
+    """Return the JSON record for one page; failures give a record with ``error``.
+
+    With a ``library`` and a ``site``, the site's templates are removed from the page before
+    ``method`` runs, and ``template_cleaning`` says what was removed.
+    """
     record: dict[str, Any] = {"path": path, "url": url, "method": method, "page_type": None,
-                              "title": None, "text": "", "entries": [], "encoding": None, "error": None}
+                              "title": None, "text": "", "entries": [], "encoding": None, "error": None,
+                              "site": site, "template_cleaning": None}
     try:
         html, record["encoding"] = read_page(path)
-        result = extract(html, method, url)
+        if library is not None and site is not None:
+            root = parse_html(html)
+            record["template_cleaning"] = library.denoise(site, root).as_dict()
+            result = extract_tree(root, method, url)
+        else:
+            result = extract(html, method, url)
     except Exception as exc:  # one bad page must not stop a batch: it is reported in its line
         record["error"] = f"{type(exc).__name__}: {exc}"
         logger.warning("Could not extract %s: %s", path, record["error"])
@@ -89,23 +166,32 @@ class Command(ScrapyCommand):
         parser.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of stdout")
         parser.add_argument("--method", default="fulltext",
                             help=f"extraction method: {', '.join(method_names())} (default: fulltext)")
-        parser.add_argument("--url", help="the pages' URL (one page), used to resolve links")
+        parser.add_argument("--url", help="the pages' URL (one page), used to resolve links and find the site")
+        parser.add_argument("--site", metavar="NAME",
+                            help="the pages' site in the template library (default: the site of --url)")
+        parser.add_argument("--no-templates", action="store_true",
+                            help="do not remove the site's templates before extracting")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args:
             raise UsageError("give at least one PATH")
         if opts.method not in method_names():
             raise UsageError(f"unknown --method {opts.method!r}; known: {', '.join(method_names())}")
+        if opts.site is not None and not opts.site.strip():
+            raise UsageError("--site needs a non-empty NAME")
         paths = list(find_pages(args))
         if not paths:
             print("error: no .html/.htm(.gz) page found in " + " ".join(args), file=sys.stderr)
             self.exitcode = 2
             return
+        assert self.settings is not None
+        site = opts.site or (site_key(opts.url, load_sites(self.settings)) if opts.url else None)
+        library = None if opts.no_templates else open_library(self.settings, site)
         failed = 0
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
             for done, path in enumerate(paths, start=1):
-                record = extract_file(path, opts.method, opts.url)
+                record = extract_file(path, opts.method, opts.url, library, site)
                 failed += record["error"] is not None
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 if done % PROGRESS_EVERY == 0:
@@ -113,5 +199,7 @@ class Command(ScrapyCommand):
         finally:
             if out is not sys.stdout:
                 out.close()
+            if library is not None:
+                library.close()
         logger.info("Extracted %d pages with %s: %d failed", len(paths), opts.method, failed)
         self.exitcode = 1 if failed == len(paths) else 0

@@ -47,6 +47,8 @@ class PageItem:
     html: str | None = _internal()  # the page's (rendered) HTML as text
     screenshot_png: bytes | None = _internal()
     tree: Any = _internal()  # noqa: RUF009 (parsed page, lxml) shared by the stages from the template stage on
+    leaves: Any = _internal()  # noqa: RUF009 leaf tags of ``tree`` found by the template middleware
+    templates_site: str | None = _internal()  # the template library's key for the page
 
 
 EXPORT_FIELDS: list[str] = [f.name for f in fields(PageItem) if f.metadata.get("export", True)]

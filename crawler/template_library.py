@@ -206,9 +206,12 @@ class TemplateLibrary:
 
     # -- applying -----------------------------------------------------------------------------
 
-    def denoise(self, site: str, root: html.HtmlElement) -> DenoiseResult:
-        """Remove the site's template leaves from ``root`` in place (with the guard)."""
-        return algo.denoise(root, self.templates(site), self.guard)
+    def denoise(self, site: str, root: html.HtmlElement, leaves: list[Leaf] | None = None) -> DenoiseResult:
+        """Remove the site's template leaves from ``root`` in place (with the guard).
+
+        ``leaves``: ``leaf_tags(root)`` when already computed (and ``root`` unchanged since).
+        """
+        return algo.denoise(root, self.templates(site), self.guard, leaves)
 
     # -- learning -----------------------------------------------------------------------------
 

@@ -1,9 +1,10 @@
 """Removes each site's templates (common noise, paper 004) from the page before extraction.
 
-Runs after the archive (which keeps the page as fetched) and before the text stages: it parses
-``item.html`` once into ``item.tree``, deletes the leaf tags that match the site's templates
-(keeping what the guard protects, see :mod:`extraction.templates`), and records what it did in
-``item.template_cleaning``. Later stages read ``item.tree``.
+Runs after the archive (which keeps the page as fetched) and before the text stages: it takes
+the tree the template middleware parsed (``item.tree``, else parses ``item.html``), uses the
+site key the middleware resolved (``item.templates_site``, else ``item.site``), deletes the leaf
+tags that match the site's templates (keeping what the guard protects, see
+:mod:`extraction.templates`), and records what it did in ``item.template_cleaning``. Later stages read ``item.tree``.
 
 Stats: ``templates/denoised`` (pages with something removed), ``templates/no_templates`` (site
 without templates yet), ``templates/removed_nodes``, ``templates/removed_chars``,
@@ -40,17 +41,21 @@ class TemplateDenoisePipeline:
     def process_item(self, item: PageItem) -> PageItem:
         if item.html is None or item.error is not None:
             return item
+        leaves = item.leaves
+        item.leaves = None  # stale once the tree is cleaned
         if item.tree is None:
+            leaves = None
             try:
                 item.tree = parse_html(item.html)
             except Exception as exc:  # the text stage reports the page; nothing to clean here
                 logger.warning("Templates: cannot parse %s: %s", item.canonical_url, exc)
                 self.stats.inc_value("templates/parse_error")
                 return item
-        if not self.library.templates(item.site):
+        site = item.templates_site or item.site
+        if not self.library.templates(site):
             self.stats.inc_value("templates/no_templates")
             return item
-        result = self.library.denoise(item.site, item.tree)
+        result = self.library.denoise(site, item.tree, leaves)
         item.template_cleaning = result.as_dict()
         if result.removed_nodes:
             self.stats.inc_value("templates/denoised")

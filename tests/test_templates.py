@@ -289,3 +289,30 @@ def test_unusable_store_gives_a_library_without_templates(tmp_path):
     assert library.observe("site", root).templates == 0
     assert library.denoise("site", root).removed_nodes == 0
     library.close()
+
+
+def test_guard_keeps_the_pages_own_headline():
+    guard = GuardRule()
+    headline = "Mayor signs the harbour budget after a long night"
+    template = Template(1, "a", headline, share=0.4)  # learned from a "most read" box of other pages
+    page = f"<html><head><title>{headline} | Example News</title></head><body><h1><a>{headline}</a></h1></body>"
+    assert guard.keeps(_leaf(page, headline), template, title=f"{headline} | Example News") == "page_title"
+    other = "<html><head><title>Storm closes the coast road | Example News</title></head>"
+    other += f"<body><h3><a>{headline}</a></h3></body>"
+    assert guard.keeps(_leaf(other, headline), template, title="Storm closes the coast road | Example News") is None
+    short = "Most read"  # under TITLE_GUARD_MIN_CHARS: a nav label in the title does not protect it
+    assert guard.keeps(_leaf(f"<body><h2>{short}</h2></body>", short), Template(2, "h2", short), title=short) is None
+    # Through denoise: the title is read from the page.
+    root = parse_html(page)
+    assert denoise(root, TemplateSet([template])).kept == {"page_title": 1}
+
+
+class _NoGuard(GuardRule):
+    def keeps(self, leaf, template, title=None):
+        return None
+
+
+def test_removed_leaf_does_not_fuse_the_words_around_it():
+    root = parse_html("<body><div>Posted by<span>Staff</span>yesterday</div></body>")
+    denoise(root, TemplateSet([Template(1, "span", "Staff")]), _NoGuard())
+    assert visible_text(root) == "Posted by yesterday"

@@ -28,9 +28,10 @@ def _response(url: str, html: str, status: int = 200, **meta) -> HtmlResponse:
     return HtmlResponse(url, status=status, body=html.encode("utf-8"), encoding="utf-8", request=request)
 
 
-def _feed(middleware, url: str, html: str, **meta) -> None:
+def _feed(middleware, url: str, html: str, **meta) -> HtmlResponse:
     response = _response(url, html, **meta)
     assert middleware.process_response(response.request, response) is response
+    return response
 
 
 def test_disabled_is_not_configured(tmp_path):
@@ -46,7 +47,12 @@ def test_middleware_learns_and_pipeline_removes(tmp_path):
     pipeline = TemplateDenoisePipeline.from_crawler(crawler)
     assert middleware.library is pipeline.library  # one library per crawler
     for seed in range(10):
-        _feed(middleware, f"https://news.test/a/{seed}.html", _page(seed)[0], site="gazette")
+        response = _feed(middleware, f"https://news.test/a/{seed}.html", _page(seed)[0], site="gazette")
+    # The parse and the key travel with the response (the spider hands them to the item).
+    assert response.meta["templates_site"] == "gazette"
+    tree, leaves = response.meta["templates_parsed"]
+    assert [leaf.text for leaf in leaves][:2] == ["Home", "World"]
+    assert leaves[0].element.getroottree().getroot() is tree.getroottree().getroot()
     stats = crawler.stats
     assert stats.get_value("templates/pages") == 10 and stats.get_value("templates/batch") == 1
     html, paragraphs = _page(42)

@@ -5,7 +5,10 @@
 URL's scheme + host), matches the page's leaf tags against the site's templates (for the
 layout-drift monitor and the hit counts) and counts them in the site's batch cache; every
 ``TEMPLATES_BATCH_PAGES`` pages the batch is promoted into the store. The pipeline
-``pipelines.templates.TemplateDenoisePipeline`` removes them from the items. Both share one
+``pipelines.templates.TemplateDenoisePipeline`` removes them from the items. The parsed page and
+its leaf tags travel to the item (``meta["templates_parsed"]``, taken by the spider) so the
+pipeline does not parse the page again; the resolved key goes in ``meta["templates_site"]``. Both
+share one
 :class:`~crawler.template_library.TemplateLibrary` per crawler (:func:`shared_library`).
 
 Stats: ``templates/pages`` (pages learned from), ``templates/pages_matched`` (pages on which at
@@ -25,6 +28,7 @@ from scrapy.http import HtmlResponse, Response
 
 from crawler.template_library import TemplateLibrary, TemplatesConfig, site_key
 from extraction.html import parse_html
+from extraction.templates import leaf_tags
 
 logger = logging.getLogger(__name__)
 
@@ -96,7 +100,10 @@ class TemplateLibraryMiddleware:
             logger.debug("Templates: cannot parse %s: %s", response.url, exc)
             self.stats.inc_value("templates/skipped/parse_error")
             return response
-        observation = self.library.observe(site, root)
+        leaves = leaf_tags(root)
+        observation = self.library.observe(site, leaves=leaves)
+        request.meta["templates_site"] = site
+        request.meta["templates_parsed"] = (root, leaves)  # the spider hands them to the item
         self.stats.inc_value("templates/pages")
         if observation.matched:
             self.stats.inc_value("templates/pages_matched")

@@ -164,6 +164,11 @@ class NewsSitesSpider(Spider):
             return
         result: RenderResult | None = response.meta.get("render_result")
         item.html = response.text
+        # The template middleware parsed this very text: hand its tree and leaf tags on.
+        parsed = response.meta.pop("templates_parsed", None)
+        if parsed is not None:
+            item.tree, item.leaves = parsed
+        item.templates_site = response.meta.get("templates_site")
         if result is not None:
             item.rendered = True
             item.encoding, item.encoding_source = result.charset, "browser"

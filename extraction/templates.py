@@ -18,6 +18,12 @@ Readings chosen where the paper is silent (tested in ``tests/test_templates.py``
   void ones (``br``, ``img``, ``wbr``...). Invisible elements (script, style, hidden) are
   skipped. Its text is the normalised text content (whitespace runs collapsed, ends
   stripped); case and punctuation are kept.
+* **Sentences** (ours, beyond the paper): an element holding text of its own mixed with inline
+  elements only (``<p>Copyright 2005 <a>CNN</a>. All rights reserved.</p>``) is a unit as
+  well, with its whole text: such licence and "quotes are delayed" lines have no leaf that
+  carries them. Guard rule 1 never deletes a word out of a sentence; this deletes a sentence
+  only when the whole of it recurs. On msv-big5 it raised the non-gold text removed from 44%
+  to 51% with the gold text removed unchanged (0.04%) (README, template library).
 * **Frequency counts pages**, not occurrences: a tag that appears three times on one page
   counts once. Counting occurrences (the literal reading of step 2) would make a "share"
   button repeated three times a template after a single page, against the paper's own Fig. 3
@@ -84,6 +90,10 @@ DRIFT_RATIO = 0.5
 DRIFT_MIN_TEMPLATES = 5
 
 VOID_TAGS = frozenset({"br", "wbr", "img", "hr", "input", "source", "track", "area", "col", "embed", "param"})
+# Phrasing (inline) elements: a sentence made of text and these is one unit (see "Sentences").
+INLINE_TAGS = frozenset({"a", "abbr", "b", "bdi", "bdo", "big", "cite", "code", "data", "del", "dfn", "em", "font",
+                         "i", "ins", "kbd", "label", "mark", "nobr", "q", "s", "samp", "small", "span", "strike",
+                         "strong", "sub", "sup", "time", "tt", "u", "var"}) | VOID_TAGS
 _SPACE_RE = re.compile(r"\s+")
 _WORD_RE = re.compile(r"\w")
 
@@ -132,9 +142,11 @@ def _invisible(top: html.HtmlElement) -> set[html.HtmlElement]:
 
 
 def leaf_tags(root: html.HtmlElement, max_chars: int = MAX_TEMPLATE_CHARS,
-              limit: int = MAX_LEAVES_PER_PAGE) -> list[Leaf]:
+              limit: int = MAX_LEAVES_PER_PAGE, sentences: bool = True) -> list[Leaf]:
     """Return the page's leaf tags in document order (see the module docstring for "leaf").
 
+    With ``sentences``, elements that hold a sentence of their own text and inline elements
+    only (``<p>Copyright 2005 <a>CNN</a>. All rights reserved.</p>``) are units too.
     Leaves with more than ``max_chars`` characters are left out; at most ``limit`` are returned.
     One pass over the elements; invisible subtrees are collected first (they are few).
     """
@@ -147,14 +159,22 @@ def leaf_tags(root: html.HtmlElement, max_chars: int = MAX_TEMPLATE_CHARS,
         if not isinstance(tag, str) or tag in VOID_TAGS:
             continue
         if len(element):
-            for child in element:  # a plain loop: twice as fast as any() over a generator here
-                if isinstance(child.tag, str) and child.tag not in VOID_TAGS:
-                    break
+            leaf, sentence, own_text = True, sentences, bool(element.text and not element.text.isspace())
+            for child in element:  # plain loops and early exits: this runs for every element
+                child_tag = child.tag
+                if isinstance(child_tag, str) and child_tag not in VOID_TAGS:
+                    leaf = False
+                    if child_tag not in INLINE_TAGS:
+                        sentence = False
+                        break
+                if not own_text and child.tail and not child.tail.isspace():
+                    own_text = True
+            if leaf:
+                raw = " ".join(element.itertext())  # a <br> separates words
+            elif sentence and own_text and _is_sentence(element):
+                raw = "".join(element.itertext())
             else:
-                child = None
-            if child is not None:
                 continue
-            raw = " ".join(element.itertext())  # a <br> separates words
         else:
             raw = element.text
         if not raw or element in excluded:
@@ -165,6 +185,17 @@ def leaf_tags(root: html.HtmlElement, max_chars: int = MAX_TEMPLATE_CHARS,
             if len(leaves) >= limit:
                 break
     return leaves
+
+
+def _is_sentence(element: html.HtmlElement) -> bool:
+    """Return True for text of its own (a letter or digit) mixed with inline elements only.
+
+    (The caller has checked the children; this checks the words and the deeper descendants.)
+    """
+    if not ((element.text and _WORD_RE.search(element.text))
+            or any(child.tail and _WORD_RE.search(child.tail) for child in element)):
+        return False
+    return all(not isinstance(d.tag, str) or d.tag in INLINE_TAGS for d in element.iterdescendants())
 
 
 class TagIndex:
@@ -356,6 +387,15 @@ class GuardRule:
         return None
 
 
+@dataclass(frozen=True)
+class Decision:
+    """A leaf matched by a template and the guard's verdict (``reason`` None: removed)."""
+
+    leaf: Leaf
+    template: Template
+    reason: str | None
+
+
 @dataclass
 class DenoiseResult:
     """What template cleaning did to one page."""
@@ -364,6 +404,7 @@ class DenoiseResult:
     removed_chars: int = 0
     kept: dict[str, int] = field(default_factory=dict)  # guard reason -> matched leaves kept
     matched: set[int] = field(default_factory=set)  # ids of the templates found on the page
+    decisions: list[Decision] = field(default_factory=list)  # every matched leaf, in document order
 
     def as_dict(self) -> dict[str, int]:
         """Return the JSON-friendly summary recorded in the item."""
@@ -387,12 +428,17 @@ def denoise(root: html.HtmlElement, templates: TemplateSet, guard: GuardRule | N
     for leaf, template in templates.matches(leaf_tags(root) if leaves is None else leaves):
         result.matched.add(template.id)
         reason = guard.keeps(leaf, template, title)
+        result.decisions.append(Decision(leaf, template, reason))
         if reason is not None:
             result.kept[reason] = result.kept.get(reason, 0) + 1
         else:
             doomed.append(leaf)
+    gone: set[html.HtmlElement] = set()
     for leaf in doomed:  # removed after matching so running-text checks see the original page
         element = leaf.element
+        if gone and any(ancestor in gone for ancestor in element.iterancestors()):
+            continue  # inside a sentence removed as a whole
+        gone.add(element)
         if element.tail and not element.tail[0].isspace():
             element.tail = " " + element.tail  # "a<span>x</span>b" must not become "ab"
         remove_keep_tail(element)

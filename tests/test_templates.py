@@ -60,8 +60,28 @@ def test_leaf_tags_are_elements_without_element_children():
     root = parse_html("<body><ul><li><a>Home</a></li></ul><p>line one<br>line two</p>"
                       "<p>officials in <a>Beijing</a> said</p><script>var x = 1;</script>"
                       "<div style='display:none'><span>hidden</span></div><p>   </p></body>")
-    assert [(leaf.tag, leaf.text) for leaf in leaf_tags(root)] == [
+    assert [(leaf.tag, leaf.text) for leaf in leaf_tags(root, sentences=False)] == [
         ("a", "Home"), ("p", "line one line two"), ("a", "Beijing")]
+
+
+def test_sentences_of_text_and_inline_elements_are_units():
+    root = parse_html("<body><p>Copyright 2005 <a>CNN</a>. All <b>rights</b> reserved.</p>"
+                      "<div>Intro text<p>a block inside</p></div>"  # a block descendant: not a sentence
+                      "<li><a>Home</a> | </li>"  # no words of its own: not a sentence
+                      "<p>Quotes <span>delayed <i>15</i> min</span></p></body>")
+    assert [(leaf.tag, leaf.text) for leaf in leaf_tags(root)] == [
+        ("p", "Copyright 2005 CNN. All rights reserved."), ("a", "CNN"), ("b", "rights"),
+        ("p", "a block inside"), ("a", "Home"),
+        ("p", "Quotes delayed 15 min"), ("span", "delayed 15 min"), ("i", "15")]
+
+
+def test_a_sentence_removed_whole_takes_its_inline_leaves_along():
+    templates = TemplateSet([Template(1, "p", "Copyright 2005 CNN. All rights reserved."), Template(2, "a", "CNN")])
+    root = parse_html("<body><div><p>Copyright 2005 <a>CNN</a>. All rights reserved.</p><p>News text.</p></div>"
+                      "<p>Reporting by <a>CNN</a> staff.</p></body>")
+    result = denoise(root, templates)
+    assert visible_text(root) == "News text.\nReporting by CNN staff."  # the link inside a sentence stays
+    assert result.removed_nodes == 1 and result.kept == {"running_text": 2}
 
 
 def test_leaf_tags_skip_long_text():

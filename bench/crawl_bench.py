@@ -49,6 +49,7 @@ def crawl_command(config: Config, work: Path, concurrency: int) -> list[str]:
     """Return the ``scrapy crawl`` command line of one run of ``config`` under ``work``."""
     settings = {"AUTOTHROTTLE_ENABLED": "False", "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": str(concurrency),
                 "STATS_FILE": str(work / "stats.json"), "ARCHIVE_DIR": str(work / "archive"),
+                "TEMPLATES_STORE": str(work / "templates_db"),  # every run learns from scratch
                 "LOG_LEVEL": "INFO", **config.settings}
     command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={work / 'sites.yaml'}",
                "-O", str(work / "items.jsonl")]

@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench clean
+.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates clean
 
 setup: system-packages python-packages
 
@@ -48,6 +48,11 @@ lint: setup
 # Crawl benchmark: rendered vs plain HTTP on the demo sites, side by side.
 bench: setup
 	$(BIN)/python -m bench.crawl_bench
+
+# Template library benchmarks (need ../shared/datasets/msv-big5): quality and cost per page.
+bench-templates: setup
+	$(BIN)/python -m bench.templates_msv
+	$(BIN)/python -m bench.templates_bench
 
 clean:
 	rm -rf output .pytest_cache .mypy_cache .ruff_cache

@@ -238,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out-dir", type=Path, default=REPO / "bench" / "results")
     parser.add_argument("--concurrency", type=int, default=4, help="PLAYWRIGHT_MAX_PAGES_PER_CONTEXT")
     parser.add_argument("--no-screenshot-variant", action="store_true", help="skip rendered-no-screenshots")
+    parser.add_argument("--templates-variant", action="store_true",
+                        help="add plain-no-templates (TEMPLATES_ENABLED=False): the template stage's cost")
     parser.add_argument("--glitch-guard-variant", action="store_true",
                         help="add rendered-parallel-captures (RENDER_SERIALIZE_SCREENSHOTS=False)")
     parser.add_argument("--timeout", type=float, default=900, help="seconds before a crawl is killed")
@@ -251,6 +253,8 @@ def main(argv: list[str] | None = None) -> int:
     configs = [Config("rendered", True), Config("plain", False)]
     if not args.no_screenshot_variant:
         configs.append(Config("rendered-no-screenshots", True, {"RENDER_SCREENSHOTS": "False"}))
+    if args.templates_variant:
+        configs.append(Config("plain-no-templates", False, {"TEMPLATES_ENABLED": "False"}))
     if args.glitch_guard_variant:
         # What the serialised-capture guard costs (the glitch check and retake stay on).
         configs.append(Config("rendered-parallel-captures", True, {"RENDER_SERIALIZE_SCREENSHOTS": "False"}))

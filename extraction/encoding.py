@@ -25,6 +25,10 @@ import charset_normalizer
 # Where in the document a <meta charset> may appear (HTML standard: the first 1024 bytes;
 # real pages put long <script>/<style> first, so we look a little further).
 META_SCAN_BYTES = 4096
+# A declared charset that fails strict decoding is kept when at most this many characters (or
+# this share of them) come out as U+FFFD (ours: a few broken bytes in a real GBK page).
+MAX_REPLACED_CHARS = 10
+MAX_REPLACED_SHARE = 0.001
 
 # Declared or detected names that are decoded with a superset codec instead.
 SUPERSET_CODECS = {
@@ -113,6 +117,15 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
         encoding = normalise_encoding(declared)
         text = _try_decode(body, encoding)
         if text is not None and encoding is not None:
+            return DecodedHtml(text, encoding, source)
+    # A declared charset with a few broken bytes (a truncated GBK character, a stray byte) is
+    # still the page's charset: decode with replacements when they stay rare.
+    for source, declared in candidates[:2]:
+        encoding = normalise_encoding(declared)
+        if encoding is None:
+            continue
+        text = body.decode(encoding, "replace")
+        if text.count("\ufffd") <= max(MAX_REPLACED_CHARS, MAX_REPLACED_SHARE * len(text)):
             return DecodedHtml(text, encoding, source)
     best = charset_normalizer.from_bytes(body).best()
     detected = normalise_encoding(best.encoding) if best is not None else None

@@ -66,3 +66,13 @@ def test_helpers() -> None:
     assert meta_charset(b'<meta charset="gbk">') == "gbk"
     assert normalise_encoding("GB2312") == "gb18030"
     assert normalise_encoding("no-such-codec") is None
+
+
+def test_declared_charset_survives_a_few_broken_bytes() -> None:
+    body = ('<meta charset="gbk"><p>' + "江城日报记者报道，市政府今日召开会议。" * 50 + "</p>").encode("gbk")
+    broken = body[:300] + b"\xb0" + body[300:]  # a stray lead byte: strict GBK decoding fails
+    decoded = decode_html(broken)
+    assert (decoded.encoding, decoded.source) == ("gb18030", "meta")
+    assert "市政府今日召开会议" in decoded.text
+    many = body[:300] + b"\xb0\xff" * 200 + body[300:]  # mostly broken: not believed
+    assert decode_html(many).source != "meta"

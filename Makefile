@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates clean
+.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates train-blocks clean
 
 setup: system-packages python-packages
 
@@ -53,6 +53,11 @@ bench: setup
 bench-templates: setup
 	$(BIN)/python -m bench.templates_msv
 	$(BIN)/python -m bench.templates_bench
+
+# Block and paragraph SVMs (need ../shared/datasets): writes models/blocks.onnx, models/paragraphs.onnx,
+# models/meta.json and models/training/ablation.md (~30 min on 2 cores; features cached in ~/.cache/newscorpus).
+train-blocks: setup
+	$(BIN)/python -m models.training.train_blocks
 
 clean:
 	rm -rf output .pytest_cache .mypy_cache .ruff_cache

@@ -41,6 +41,8 @@ class PageItem:
     # Template stage (paper 004): removed_nodes, removed_chars, kept_by_guard, templates_matched;
     # None when the site had no templates yet or the stage is off.
     template_cleaning: dict[str, int] | None = None
+    # Block classifier: blocks, blocks_kept, paragraphs_trimmed, fallback; None on list pages.
+    block_stats: dict[str, int] | None = None
     flags: list[str] = field(default_factory=list)  # notes such as load_timeout, screenshot_capped
     error: str | None = None  # why the page has no content; None for a good page
     # Internal, not exported:

@@ -83,6 +83,10 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.templates.TemplateLibraryMiddleware": 570,  # sees the text as decoded
 }
 
+# --- block classifier (papers 003 and 004; extraction/blockclf.py, models/) ------------
+BLOCKS_ENABLED = True  # off: the full text is exported (extraction_method "fulltext")
+BLOCKS_MODEL_DIR = ""  # folder with meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
+
 # --- per-site template library (paper 004; crawler/template_library.py) -----------------
 TEMPLATES_ENABLED = True  # off: no learning, no template cleaning
 TEMPLATES_STORE = "templates_db"  # folder holding templates.sqlite3 (or a .sqlite3 path)
@@ -103,6 +107,7 @@ EXPORT_ERROR_ITEMS = True
 ITEM_PIPELINES = {
     "pipelines.archive.ArchivePipeline": 100,
     "pipelines.templates.TemplateDenoisePipeline": 200,
+    "pipelines.blocks.BlockClassifierPipeline": 400,  # after fulltext (300): title, lang, fallback text
     "pipelines.fulltext.FullTextPipeline": 300,
     "pipelines.errors.ErrorItemFilterPipeline": 900,
 }

@@ -91,8 +91,11 @@ def compute_stats(top: html.HtmlElement) -> DomStats:
             s.path.append(path_ids[key])
             s.cls.append(" ".join((node.get("class") or "").split()))
             s.in_link.append(is_link or (parent >= 0 and s.in_link[parent]))
-            for name in ("cn", "lcn", "text_nodes", "own_text_len", "own_text_nodes"):
-                getattr(s, name).append(0)
+            s.cn.append(0)
+            s.lcn.append(0)
+            s.text_nodes.append(0)
+            s.own_text_len.append(0)
+            s.own_text_nodes.append(0)
             s.tn.append(1)  # the block contains its own root tag
             s.ltn.append(1 if is_link else 0)
             if parent >= 0:

@@ -273,8 +273,15 @@ def resolve_split(dataset: str, split: str | None) -> str | None:
     return split if split is not None else DEFAULT_SPLITS.get(dataset)
 
 
+HELD_OUT = "held-out"  # split name: the pages no shipped model trained on (extraction.folds)
+
+
 def load_pages(dataset: str, split: str | None = None, root: Any = None) -> Iterator[Page]:
-    """Return the dataset's pages (of ``split`` where the dataset has splits)."""
+    """Return the dataset's pages (of ``split`` where the dataset has splits; "held-out": see folds)."""
+    if split == HELD_OUT:
+        from extraction.folds import held_out_pages
+
+        return held_out_pages(dataset, root)
     options: dict[str, Any] = {}
     if split is not None:
         options["split"] = split

@@ -72,7 +72,8 @@ def extract_tree(root: lxml_html.HtmlElement, method: str = "fulltext", url: str
 
 
 # Algorithm modules register themselves on import; listed here so that every caller sees them.
-_ALGORITHM_MODULES: tuple[str, ...] = ("extraction.cetd", "extraction.iawce")
+_ALGORITHM_MODULES: tuple[str, ...] = ("extraction.cetd", "extraction.iawce", "extraction.blockclf",
+                                        "extraction.pipeline")
 
 
 def _load_all() -> None:

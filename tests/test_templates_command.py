@@ -85,8 +85,8 @@ def scrapy(command: str, *args: str, store: Path) -> subprocess.CompletedProcess
 
 
 def extract_records(page_path: Path, *args: str, store: Path) -> list[dict[str, Any]]:
-    """Run ``scrapy extract`` on one page and return its JSON records."""
-    process = scrapy("extract", str(page_path), *args, store=store)
+    """Run ``scrapy extract --method fulltext`` on one page (the template stage alone) and return its records."""
+    process = scrapy("extract", str(page_path), "--method", "fulltext", *args, store=store)
     assert process.returncode == 0, process.stderr
     return [json.loads(line) for line in process.stdout.splitlines()]
 
@@ -237,7 +237,8 @@ def test_corrupt_store_exits_2_and_extract_goes_on(built: dict[str, Path], tmp_p
     assert "corrupt" in process.stderr and "Traceback" not in process.stderr
     assert scrapy("templates", "show", "gazette", store=store).returncode == 2
     assert scrapy("templates", "build", "--site", "gazette", str(built["en"]), store=store).returncode == 2
-    extracted = scrapy("extract", str(built["en"] / "page00.html"), "--site", "gazette", store=store)
+    extracted = scrapy("extract", str(built["en"] / "page00.html"), "--method", "fulltext", "--site", "gazette",
+                       store=store)
     assert extracted.returncode == 0, extracted.stderr
     (record,) = [json.loads(line) for line in extracted.stdout.splitlines()]
     assert record["template_cleaning"] is None and EN_COPYRIGHT in record["text"]

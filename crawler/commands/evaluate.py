@@ -61,7 +61,7 @@ class Command(ScrapyCommand):
                             help=f"comma-separated baselines, none by default, from {', '.join(baseline_names())}")
         parser.add_argument("--limit", type=int, help="evaluate only the first N pages with ground truth")
         parser.add_argument("--split", help="dataset split (cleaneval dev or final; dragnet training or test, "
-                                            "default test)")
+                                            "default test; held-out = the pages no shipped model trained on)")
         parser.add_argument("--out-dir", default="bench/results", help="where the .json/.md go "
                                                                         "(default bench/results)")
 

@@ -2,6 +2,11 @@
 
     scrapy extract PATH... [-o OUT.jsonl] [--method NAME] [--url URL] [--site NAME] [--no-templates]
 
+The default method, ``pipeline``, is the crawl's: page type by a DOM rule, then the SVM block
+classifier with the paragraph denoiser (articles) or paper 000's list algorithm (lists); the
+site's templates are removed first when it has a library (below). ``--method`` runs any single
+algorithm instead.
+
 PATH may be a file (``.html``, ``.htm``, either with ``.gz``; the crawl's archived
 ``html/*.html.gz`` included), a glob or a folder (searched recursively for such files).
 One JSON line per page: ``path`` (as given or as found under a given folder), ``url``,
@@ -50,7 +55,7 @@ logger = logging.getLogger(__name__)
 
 PAGE_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
 PROGRESS_EVERY = 100  # pages between progress lines in the log
-# Suffixes that make a store location the database file itself (as crawler.template_store.open_store reads it).
+DEFAULT_METHOD = "pipeline"  # page type, then the block classifier (articles) or the list algorithm
 
 
 def find_pages(arguments: list[str]) -> Iterator[str]:
@@ -164,8 +169,9 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of stdout")
-        parser.add_argument("--method", default="fulltext",
-                            help=f"extraction method: {', '.join(method_names())} (default: fulltext)")
+        parser.add_argument("--method", default=DEFAULT_METHOD,
+                            help=f"extraction method: {', '.join(method_names())} (default: {DEFAULT_METHOD}: "
+                                 "page type, then the SVM block classifier or the list algorithm)")
         parser.add_argument("--url", help="the pages' URL (one page), used to resolve links and find the site")
         parser.add_argument("--site", metavar="NAME",
                             help="the pages' site in the template library (default: the site of --url)")

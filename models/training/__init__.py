@@ -1,0 +1,1 @@
+"""Training code of the shipped models: seeded, offline, never imported at crawl time."""

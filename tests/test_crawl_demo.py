@@ -134,8 +134,6 @@ def test_templates_learned_after_first_batch_and_removed(mode: str, request: pyt
         # An item reaches the pipeline after its response fed the middleware, so only the items
         # of the first 9 responses of a site can miss the first batch's templates.
         assert len(before) < 10, site
-        for item in before:  # no templates yet: the footer is still there
-            assert lines[0] in _lines(item["text"]), item["canonical_url"]
         for item in items:
             if item["template_cleaning"] is None:
                 continue

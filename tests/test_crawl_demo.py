@@ -170,11 +170,14 @@ def test_gbk_pages_decoded(plain: tuple[CrawlResult, dict[str, int]], rendered: 
     pages = _pages(server)
     gbk = {url for url, page in pages.items() if page.encoding == "gbk"}
     assert len(gbk) >= 10
-    for result, _ in (plain, rendered):
-        for item in result.items:
+    for result, rendered_mode in ((plain, False), (rendered, True)):
+        for item in result[0].items:
             if item["canonical_url"] in gbk:
+                page = pages[item["canonical_url"]]
                 assert item["encoding"].lower() in ("gb18030", "gbk")
-                assert pages[item["canonical_url"]].title.split()[0] in item["text"]
+                assert page.title.split()[0] in item["title"]
+                if page.page_type == "article" and (rendered_mode or page.layout != "js-rendered"):
+                    assert page.body[0][:15] in item["text"], item["canonical_url"]
 
 
 def test_rendering_off_means_plain_http(plain: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:

@@ -143,6 +143,16 @@ def walk_top(root: html.HtmlElement) -> html.HtmlElement:
     return root if body is None else body
 
 
+def _flush(line: list[str], link_chars: int, line_no: int, region: _Region) -> int:
+    """End the current line: add it to ``region`` as a paragraph if it has text; return the next line number."""
+    text = " ".join("".join(line).split())
+    line.clear()
+    if not text:
+        return line_no
+    region.paragraphs.append((text, link_chars, line_no))
+    return line_no + 1
+
+
 def page_blocks(root: html.HtmlElement) -> list[Block]:
     """Return the blocks of a page (document or element) that have own visible text, in document order.
 
@@ -175,11 +185,7 @@ def page_blocks(root: html.HtmlElement) -> list[Block]:
             depth += 1
             kinds.append(kind)
             if kind & _BREAK and line:
-                text = " ".join("".join(line).split())
-                if text:
-                    stack[-1].paragraphs.append((text, line_link, line_no))
-                    line_no += 1
-                line.clear()
+                line_no = _flush(line, line_link, line_no, stack[-1])
                 line_link = 0
             if depth > max_depth:
                 max_depth = depth
@@ -212,11 +218,7 @@ def page_blocks(root: html.HtmlElement) -> list[Block]:
                     in_link -= 1
                 is_block = bool(kind & _BLOCK) or node is top
                 if (kind & _BREAK or is_block) and line:
-                    text = " ".join("".join(line).split())
-                    if text:
-                        stack[-1].paragraphs.append((text, line_link, line_no))
-                        line_no += 1
-                    line.clear()
+                    line_no = _flush(line, line_link, line_no, stack[-1])
                     line_link = 0
                 if is_block:
                     stack.pop()

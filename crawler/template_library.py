@@ -26,7 +26,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -141,7 +140,7 @@ class TemplateLibrary:
         """Open the configured store; a store that cannot be used gives a library without one."""
         counter = count or (lambda key: None)
         try:
-            store = open_store(config.store if "://" in config.store else Path(config.store))
+            store = open_store(config.store)
         except TemplateStoreError as exc:
             logger.warning("Template store unusable, going on without templates: %s", exc)
             counter("templates/store_unusable")

@@ -46,7 +46,7 @@ from scrapy.exceptions import UsageError
 
 from crawler.sites import SiteList, SiteListError, load_site_list
 from crawler.template_library import TemplateLibrary, TemplatesConfig, site_key
-from crawler.template_store import TemplateStoreError, open_store, store_exists
+from crawler.template_store import store_exists
 from extraction.encoding import decode_html
 from extraction.html import parse_html
 from extraction.methods import extract, extract_tree, method_names
@@ -112,18 +112,15 @@ def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
     if not store_exists(config.store):
         logger.info("No template store at %s: extracting without templates", config.store)
         return None
-    try:
-        store = open_store(config.store if "://" in config.store else Path(config.store))
-    except TemplateStoreError as exc:
-        logger.warning("Template store unusable, extracting without templates: %s", exc)
+    library = TemplateLibrary.open(config)  # an unusable store: one warning, a library without store
+    if not library.available:
         return None
-    library = TemplateLibrary(store, config)
-    templates = len(library.templates(site))
-    if not templates:
-        logger.info("Site %s has no templates in %s: extracting without templates", site, store.location)
+    if not library.templates(site):
+        logger.info("Site %s has no templates in %s: extracting without templates", site, config.store)
         library.close()
         return None
-    logger.info("Template cleaning with %d templates of site %s (%s)", templates, site, store.location)
+    logger.info("Template cleaning with %d templates of site %s (%s)", len(library.templates(site)), site,
+                config.store)
     return library
 
 

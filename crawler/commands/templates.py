@@ -41,7 +41,6 @@ import json
 import logging
 import sys
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import IO, Any
 
 from scrapy.commands import ScrapyCommand
@@ -284,7 +283,7 @@ class Command(ScrapyCommand):
 
     @staticmethod
     def _open(config: TemplatesConfig) -> TemplateStore:
-        return open_store(config.store if "://" in config.store else Path(config.store))
+        return open_store(config.store)
 
     def _list(self, config: TemplatesConfig) -> int:
         if not store_exists(config.store):

@@ -34,7 +34,7 @@ from extraction.block_features import (
     block_features,
     paragraph_features,
 )
-from extraction.blocks import Block, page_blocks
+from extraction.blocks import Block, blocks_text, page_blocks
 from extraction.html import page_title
 from extraction.methods import Extraction, register
 
@@ -122,10 +122,7 @@ class BlockDecision:
     @property
     def text(self) -> str:
         """Return the kept paragraphs of the kept blocks, one per line, in document order."""
-        kept = [paragraph for block, keep, flags in zip(self.blocks, self.kept, self.paragraphs, strict=True)
-                if keep for paragraph, flag in zip(block.paragraphs, flags, strict=True) if flag]
-        kept.sort(key=lambda paragraph: paragraph.line_start)  # a parent's lines around a nested block
-        return "\n".join(paragraph.text for paragraph in kept)
+        return blocks_text(self.blocks, self.kept, self.paragraphs)
 
     def stats(self) -> dict[str, int]:
         """Return counts per decision for the item and the crawl stats."""

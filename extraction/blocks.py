@@ -259,14 +259,18 @@ def _finish(regions: list[_Region], elements: int, max_depth: int, lines: int) -
     return blocks
 
 
-def blocks_text(blocks: Sequence[Block], keep: Sequence[bool]) -> str:
+def blocks_text(blocks: Sequence[Block], keep: Sequence[bool],
+                paragraphs: Sequence[Sequence[bool]] | None = None) -> str:
     """Return the text of the kept blocks, one paragraph per line, lines in document order.
 
     A block's paragraphs before and after a nested block come before and after that block's
-    text, as on the page. Raises ValueError when ``keep`` and ``blocks`` differ in length.
+    text, as on the page. ``paragraphs``: per block, which of its paragraphs to keep (default
+    all). Raises ValueError when ``keep`` and ``blocks`` differ in length.
     """
     if len(keep) != len(blocks):
         raise ValueError(f"keep has {len(keep)} flags for {len(blocks)} blocks")
-    kept = [p for block, flag in zip(blocks, keep, strict=True) if flag for p in block.paragraphs]
+    flags = paragraphs if paragraphs is not None else [[True] * len(b.paragraphs) for b in blocks]
+    kept = [p for block, flag, block_flags in zip(blocks, keep, flags, strict=True) if flag
+            for p, keep_paragraph in zip(block.paragraphs, block_flags, strict=True) if keep_paragraph]
     kept.sort(key=lambda p: p.line_start)
     return "\n".join(p.text for p in kept)

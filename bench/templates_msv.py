@@ -361,7 +361,7 @@ def run_loo(pages: list[LoadedPage]) -> dict[str, Any]:
                 cell_residual[category] += count
                 residual_texts[(category, site, text)] += count
             if templates:
-                match_rates.append(len(result.matched) / len(templates))
+                match_rates.append(templates.match_rate(result.matched))
                 expected_rates.append(templates.expected_rate)
             page_shares = Shares()
             page_shares.add_page(page, after)
@@ -473,8 +473,7 @@ def run_drift(pages: list[LoadedPage]) -> dict[str, Any]:
                     record[name] = {**shares.as_dict(), "templates": observation.templates,
                                     "matched": observation.matched, "drift": observation.drift,
                                     "promoted": observation.promoted,
-                                    "match_rate": (observation.matched / observation.templates
-                                                   if observation.templates else None)}
+                                    "match_rate": observation.match_rate if observation.templates else None}
                 if record["adaptive"]["drift"]:
                     firings.append({"site": site, "index": number, "year": page.year, "page": page.page_id,
                                     "templates": record["adaptive"]["templates"]})

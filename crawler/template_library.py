@@ -106,6 +106,7 @@ class Observation:
     leaves: int
     matched: int  # templates of the site found on the page
     templates: int  # templates the site had when the page came
+    match_rate: float = 0.0  # share of the site's core templates found (what the drift monitor reads)
     promoted: int = 0  # templates promoted by the batch this page completed
     drift: bool = False
 
@@ -223,10 +224,10 @@ class TemplateLibrary:
         state = self._site(site)
         matched = {template.id for _, template in templates.matches(leaves)}
         state.hits.update(matched)
-        observation = Observation(site, len(leaves), len(matched), len(templates))
+        observation = Observation(site, len(leaves), len(matched), len(templates), templates.match_rate(matched))
         if self.store is None or not self.config.learn:
             return observation
-        if state.monitor.observe(len(matched), templates):
+        if state.monitor.observe(matched, templates):
             self._retire(site, state)
             observation.drift = True  # this page's batch (the new layout's pages) is kept
         if not state.claimed:
@@ -279,7 +280,7 @@ class TemplateLibrary:
     def _retire(self, site: str, state: _Site) -> None:
         assert self.store is not None
         reason = (f"match rate {state.monitor.recent_rate:.3f} over the last {len(state.monitor.recent)} pages"
-                  f" < {self.config.drift_ratio} x {state.templates.expected_rate:.3f} (rate the templates promise)")
+                  f" < {self.config.drift_ratio} x {state.templates.expected_rate:.3f} (core templates promise)")
         try:
             self._flush_hits(site, state)
             current = self.store.site_state(site)

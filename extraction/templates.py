@@ -53,8 +53,9 @@ from __future__ import annotations
 import math
 import re
 from collections import deque
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from lxml import etree, html
 from rapidfuzz import fuzz, process
@@ -82,12 +83,17 @@ GUARD_MIN_SHARE = 0.5
 TITLE_GUARD_MIN_CHARS = 20
 TITLE_GUARD_SCORE = 90.0
 # Ours, layout drift (DriftMonitor): the recent match rate is the mean, over the last
-# DRIFT_WINDOW pages (one batch), of the share of the site's templates found on a page; drift is
-# declared when it falls below DRIFT_RATIO x the rate the templates' own batches promise (sites
+# DRIFT_WINDOW pages (one batch), of the share of the site's core templates found on a page; drift
+# is declared when it falls below DRIFT_RATIO x the rate the templates' own batches promise (sites
 # with at least DRIFT_MIN_TEMPLATES templates). Measured on msv-big5 in the README.
 DRIFT_WINDOW = 10
 DRIFT_RATIO = 0.5
 DRIFT_MIN_TEMPLATES = 5
+# Core templates: those on at least this share of their batch's pages (the layout's chrome: nav,
+# footer). Rarer templates (headlines repeated across list pages, rotating "most read" links) come
+# and go with the page type and the news of the day, so a run of list pages after a batch of
+# articles is no layout change. All templates count when fewer than DRIFT_MIN_TEMPLATES are core.
+DRIFT_CORE_SHARE = 0.8
 
 VOID_TAGS = frozenset({"br", "wbr", "img", "hr", "input", "source", "track", "area", "col", "embed", "param"})
 # Phrasing (inline) elements: a sentence made of text and these is one unit (see "Sentences").
@@ -333,10 +339,24 @@ class TemplateSet:
     def __len__(self) -> int:
         return len(self.templates)
 
+    @cached_property
+    def core(self) -> list[Template]:
+        """Return the templates the drift monitor watches (see ``DRIFT_CORE_SHARE``)."""
+        core = [t for t in self.templates if t.share >= DRIFT_CORE_SHARE]
+        return core if len(core) >= DRIFT_MIN_TEMPLATES else self.templates
+
+    @cached_property
+    def _core_ids(self) -> frozenset[int]:
+        return frozenset(t.id for t in self.core)
+
     @property
     def expected_rate(self) -> float:
-        """Return the share of these templates a page of their layout is expected to hold."""
-        return sum(t.share for t in self.templates) / len(self.templates) if self.templates else 0.0
+        """Return the share of the core templates a page of their layout is expected to hold."""
+        return sum(t.share for t in self.core) / len(self.core) if self.core else 0.0
+
+    def match_rate(self, matched: Collection[int]) -> float:
+        """Return the share of the core templates among ``matched`` (template ids found on a page)."""
+        return len(self._core_ids.intersection(matched)) / len(self.core) if self.core else 0.0
 
     def match(self, tag: str, text: str) -> Template | None:
         """Return the template matching a leaf (same tag, close text), else None."""
@@ -464,11 +484,11 @@ class DriftMonitor:
         self.min_templates = min_templates
         self.recent: deque[float] = deque(maxlen=window)
 
-    def observe(self, matched: int, templates: TemplateSet) -> bool:
-        """Record one page (templates found on it); return True when drift is detected."""
+    def observe(self, matched: Collection[int], templates: TemplateSet) -> bool:
+        """Record one page (ids of the templates found on it); return True when drift is detected."""
         if len(templates) < self.min_templates:
             return False
-        self.recent.append(matched / len(templates))
+        self.recent.append(templates.match_rate(matched))
         return len(self.recent) == self.window and self.recent_rate < self.ratio * templates.expected_rate
 
     @property

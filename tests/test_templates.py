@@ -246,10 +246,26 @@ def test_denoise_removes_matches_and_reports_them():
 def test_drift_monitor_fires_when_the_recent_rate_halves():
     templates = TemplateSet([Template(i, "a", f"link {i}", share=0.8) for i in range(10)])  # promises 0.8
     monitor = DriftMonitor(window=4, ratio=0.5)
-    assert not any(monitor.observe(8, templates) for _ in range(10))
+    assert not any(monitor.observe(range(8), templates) for _ in range(10))
     # 0.4 = exactly half of 0.8: not below it.
-    assert not any(monitor.observe(4, templates) for _ in range(4))
-    assert [monitor.observe(3, templates) for _ in range(4)][-1] is True
+    assert not any(monitor.observe(range(4), templates) for _ in range(4))
+    assert [monitor.observe(range(3), templates) for _ in range(4)][-1] is True
+
+
+def test_drift_monitor_watches_the_core_templates_only():
+    """Chrome (on every page of its batch) decides; templates on few pages (headlines repeated across
+    list pages) may vanish without a layout change. Fewer than 5 core templates: all count."""
+    chrome = [Template(i, "a", f"nav {i}", share=1.0) for i in range(6)]
+    headlines = [Template(10 + i, "a", f"headline {i}", share=0.3) for i in range(20)]
+    templates = TemplateSet(chrome + headlines)
+    assert templates.core == chrome and templates.expected_rate == 1.0
+    monitor = DriftMonitor(window=4, ratio=0.5)
+    # Articles: the whole chrome, no headline (6 of 26 templates, well under half the mean share).
+    assert not any(monitor.observe(range(6), templates) for _ in range(10))
+    # New layout: headlines of the day still found, the chrome gone.
+    assert [monitor.observe(range(10, 30), templates) for _ in range(4)][-1] is True
+    few = TemplateSet(chrome[:4] + headlines)
+    assert few.core == few.templates and few.match_rate(range(4)) == 4 / 24
 
 
 def test_layout_change_retires_old_templates_and_learns_new_ones(tmp_path):

@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates train-blocks clean
+.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates train-blocks render-pagetype train-pagetype bench-pagetype bench-lists clean
 
 setup: system-packages python-packages
 
@@ -58,6 +58,25 @@ bench-templates: setup
 # models/meta.json and models/training/ablation.md (~30 min on 2 cores; features cached in ~/.cache/newscorpus).
 train-blocks: setup
 	$(BIN)/python -m models.training.train_blocks
+
+# Page-type models (paper 000; need ../shared/datasets and `make extras` for torch):
+# render the labelled pages into the screenshot cache ($$PAGETYPE_CACHE, default
+# ~/.cache/news-crawler/pagetype; ~10 min), train the DOM/URL model and the CNNs (~40 min on 2 cores),
+# then fit the fusion and score everything on held-out sites (bench/results/pagetype.md).
+render-pagetype: setup
+	$(BIN)/python -m models.training.pagetype_data render
+
+train-pagetype: extras render-pagetype
+	$(BIN)/python -m models.training.train_pagetype_dom
+	$(BIN)/python -m models.training.train_pagetype_cnn
+	$(BIN)/python -m bench.pagetype_report
+
+bench-pagetype: setup
+	$(BIN)/python -m bench.pagetype_report --no-fit
+
+# List extractor vs trafilatura on held-out WCXB list pages (bench/results/lists-wcxb.md).
+bench-lists: extras
+	$(BIN)/python -m bench.lists_eval
 
 clean:
 	rm -rf output .pytest_cache .mypy_cache .ruff_cache

@@ -143,7 +143,8 @@ def markdown(report: dict[str, Any]) -> str:
             "on a fresh temporary store, fed each site's 40 pages in order 2005, 2009, 2013, 2017 (file order "
             "within a year); each page is cleaned (a copy) with the templates of the moment, then observed. "
             "Frozen: learned from the 2005 pages only (one batch), then never updated (`learn=False`); its 2005 "
-            "row is in-sample. Match rate = share of the core templates (share >= 0.8, else all) found, mean over the pages "
+            "row is in-sample. Match rate = share of the core templates (share >= 0.8, else all) found, mean over "
+            "the pages "
             "that had templates (in brackets: how many; adaptive has none for a site's first 10 pages, and none "
             "after a drift until the next batch completes).", "",
             "How to read: here every layout has exactly 10 pages, i.e. one batch and one drift window. The "

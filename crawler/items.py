@@ -36,6 +36,8 @@ class PageItem:
     depth: int = 0
     rendered: bool = False
     page_type: str | None = None  # article | list | other (filled by the page-type stage)
+    page_type_confidence: float | None = None  # the model's probability of ``page_type``
+    page_type_source: str | None = None  # "fusion" (screenshot + DOM/URL) or "dom" (no screenshot)
     text: str = ""
     extraction_method: str | None = None
     # Template stage (paper 004): removed_nodes, removed_chars, kept_by_guard, templates_matched;
@@ -43,6 +45,8 @@ class PageItem:
     template_cleaning: dict[str, int] | None = None
     # Block classifier: blocks, blocks_kept, paragraphs_trimmed, fallback; None on list pages.
     block_stats: dict[str, int] | None = None
+    # List pages routed to the list extractor: [{"title", "url"}] in page order; else None.
+    entries: list[dict[str, str | None]] | None = None
     flags: list[str] = field(default_factory=list)  # notes such as load_timeout, screenshot_capped
     error: str | None = None  # why the page has no content; None for a good page
     # Internal, not exported:

@@ -83,6 +83,10 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.templates.TemplateLibraryMiddleware": 570,  # sees the text as decoded
 }
 
+# --- page type (paper 000; extraction/pagetype.py, models/pagetype/) ---------------------
+PAGETYPE_ENABLED = True  # off: the block stage types pages with the DOM/URL model alone
+PAGETYPE_MODEL_DIR = ""  # folder with meta.json and the ONNX models (empty: models/pagetype/)
+
 # --- block classifier (papers 003 and 004; extraction/blockclf.py, models/) ------------
 BLOCKS_ENABLED = True  # off: the full text is exported (extraction_method "fulltext")
 BLOCKS_MODEL_DIR = ""  # folder with meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
@@ -106,6 +110,7 @@ EXPORT_ERROR_ITEMS = True
 
 ITEM_PIPELINES = {
     "pipelines.archive.ArchivePipeline": 100,
+    "pipelines.pagetype.PageTypePipeline": 150,  # before template cleaning: the models see whole pages
     "pipelines.templates.TemplateDenoisePipeline": 200,
     "pipelines.blocks.BlockClassifierPipeline": 400,  # after fulltext (300): title, lang, fallback text
     "pipelines.fulltext.FullTextPipeline": 300,

@@ -3,16 +3,16 @@
 Template cleaning (paper 004's common noise) happens before this, where the page's site has a
 library (the crawl's ``TemplateDenoisePipeline``, ``scrapy extract`` with a site). Then:
 
-1. page type by a DOM rule (the screenshot classifier of the page-type issue replaces it):
-   ``article`` when the page declares it (``og:type`` article, JSON-LD ``*Article``/
-   ``BlogPosting``), ``list`` when links carry most of the text and no paragraph outside
-   links is long, else ``article``;
-2. the SVM block classifier with the paragraph denoiser (``extraction.blockclf``) for every
-   page. Routing list pages to paper 000's list algorithm (``iawce-list``) is implemented but off
-   (``ROUTE_LISTS``): measured on held-out pages it lowered F1 on every set, because the rule
-   sends link-heavy news articles to it (l3s-gn1, all articles: 0.786 routed vs 0.912 not) and
-   even on real list pages the list algorithm scored below the block classifier (wcxb-dev
-   held-out lists: 0.321 vs 0.548). The page-type issue brings the model that can route.
+1. page type (paper 000) by the page-type models (``extraction.pagetype``): the screenshot CNN
+   fused with the DOM/URL model when there is a screenshot, the DOM/URL model alone otherwise;
+   the crawl's ``PageTypePipeline`` types the page before template cleaning and passes the
+   type in (``page_type=``);
+2. list pages (``ROUTE_LISTS``) to the list extractor (``LIST_METHOD``: entries with their link
+   URLs and titles, and the list's text); articles and other pages to the SVM block classifier
+   with the paragraph denoiser (``extraction.blockclf``).
+
+``page_type_rule``, the DOM rule that typed pages before the models, stays as the baseline of
+the page-type report.
 """
 
 from __future__ import annotations
@@ -26,8 +26,9 @@ from lxml import html
 from extraction.blockclf import BlockDecision, BlockModels, classify
 from extraction.blocks import Block, page_blocks
 from extraction.html import page_title
-from extraction.iawce import extract_list
-from extraction.methods import Extraction, register
+from extraction.methods import Extraction, extract_tree, register
+from extraction.pagetype import PageTypeDecision, PageTypeModels
+from extraction.pagetype import shared_models as shared_page_models
 
 NAME = "pipeline"
 # DOM rule for list pages (ours, until the page-type model): links carry at least this share of
@@ -38,8 +39,10 @@ LIST_LINK_SHARE = 0.35
 # articles routed as lists, 81 of 164 lists as articles (the cheaper error: the block classifier
 # still returns the list's text); the page-type model replaces the rule.
 LIST_MAX_PARAGRAPH = 600
-# Send pages the rule calls lists to the list algorithm (off: see the module docstring).
-ROUTE_LISTS = False
+# Send list pages to the list extractor (when p(list) reaches PageTypeModels.list_route_threshold,
+# chosen on training pages by models/training/fit_list_route.py; README, page-type section).
+ROUTE_LISTS = True
+LIST_METHOD = "list"
 _ARTICLE_TYPES = re.compile(r"(?:^|\W)(?:\w*Article|BlogPosting|Report)(?:\W|$)")
 
 
@@ -87,24 +90,44 @@ def page_type_rule(root: html.HtmlElement, blocks: list[Block] | None = None) ->
     return "list" if longest < LIST_MAX_PARAGRAPH else "article"
 
 
+def routed_to_list(page_type: str | None, confidence: float | None, page_models: PageTypeModels | None = None,
+                   route_lists: bool | None = None) -> bool:
+    """Return True when a page of this type and confidence goes to the list extractor."""
+    if page_type != "list" or not (ROUTE_LISTS if route_lists is None else route_lists):
+        return False
+    return confidence is None or confidence >= (page_models or shared_page_models()).list_route_threshold
+
+
 @dataclass(frozen=True)
 class PipelineResult:
-    """The extraction plus what the block classifier decided (None on list pages)."""
+    """The extraction, what typed the page, and what the block classifier decided (None on lists)."""
 
     extraction: Extraction
     decision: BlockDecision | None
+    page_type: PageTypeDecision | None = None  # None when the caller gave the type
 
 
-def run(root: html.HtmlElement, url: str | None = None, models: BlockModels | None = None) -> PipelineResult:
-    """Type the page and run its extractor (``root`` is not modified)."""
-    blocks = page_blocks(root)
-    page_type = page_type_rule(root, blocks)
-    if page_type == "list" and ROUTE_LISTS:
-        listed = extract_list(root, url)  # works on its own copy
-        return PipelineResult(replace(listed, method=NAME, page_type="list"), None)
-    decision = classify(root, models, blocks)
+def run(root: html.HtmlElement, url: str | None = None, models: BlockModels | None = None, *,
+        page_type: str | None = None, confidence: float | None = None, screenshot: bytes | None = None,
+        page_models: PageTypeModels | None = None, route_lists: bool | None = None) -> PipelineResult:
+    """Type the page (unless ``page_type`` is given) and run its extractor (``root`` is not modified).
+
+    ``screenshot``: the page's PNG, for the image model and the fusion; ``page_models``: the
+    page-type models (default: the shipped ones, loaded once); ``route_lists``: default ``ROUTE_LISTS``.
+    A list page goes to the list extractor when its ``confidence`` (p(list)) reaches the models'
+    ``list_route_threshold``, or when the caller gave the type without a confidence.
+    """
+    typed = None
+    typer = page_models or shared_page_models()
+    if page_type is None:
+        typed = typer.classify(root, url, screenshot)
+        page_type, confidence = typed.page_type, typed.confidence
+    if routed_to_list(page_type, confidence, typer, route_lists):
+        listed = extract_tree(root, LIST_METHOD, url)  # list methods work on their own copy
+        return PipelineResult(replace(listed, method=NAME, page_type="list"), None, typed)
+    decision = classify(root, models)
     return PipelineResult(Extraction(method=NAME, text=decision.text, title=page_title(root),
-                                     page_type=page_type), decision)
+                                     page_type=page_type), decision, typed)
 
 
 def extract_pipeline(root: html.HtmlElement, url: str | None) -> Extraction:

@@ -3,9 +3,10 @@
 Runs after the template stage and the full-text stage (which set ``title`` and ``lang`` and
 leave the full text as the fallback when this stage is off). It reads ``item.tree`` (the page
 after template cleaning) and runs :func:`extraction.pipeline.run`: ``page_type`` from the DOM
-rule, articles through the SVM block classifier and paragraph denoiser (ONNX, onnxruntime),
-lists through paper 000's list algorithm. It writes ``text`` (one paragraph per line),
-``extraction_method`` ("svm" or "iawce-list"), ``page_type`` and ``block_stats``.
+models (set by ``PageTypePipeline``; typed here by the DOM/URL model when that stage is off),
+articles through the SVM block classifier and paragraph denoiser (ONNX, onnxruntime), lists
+through the list extractor. It writes ``text`` (one paragraph per line), ``extraction_method``
+("svm" or the list method), ``page_type``, ``block_stats`` and, on lists, ``entries``.
 
 The models are loaded and validated against their ``meta.json`` when the crawl starts: a
 missing or mismatched model stops the crawl at once with the reason (``BLOCKS_ENABLED=False``
@@ -27,7 +28,7 @@ from scrapy.statscollectors import StatsCollector
 from crawler.items import PageItem
 from extraction.blockclf import BlockModels, shared_models
 from extraction.html import parse_html
-from extraction.pipeline import run
+from extraction.pipeline import LIST_METHOD, run
 
 logger = logging.getLogger(__name__)
 
@@ -53,7 +54,8 @@ class BlockClassifierPipeline:
             return item
         try:
             root = item.tree if item.tree is not None else parse_html(item.html)
-            result = run(root, item.final_url or item.canonical_url, self.models)
+            result = run(root, item.final_url or item.canonical_url, self.models, page_type=item.page_type,
+                         confidence=item.page_type_confidence, screenshot=item.screenshot_png)
         except Exception as exc:  # one page must not stop the crawl: it keeps its full text
             logger.warning("Block classifier failed on %s: %s", item.canonical_url, exc)
             self.stats.inc_value("blocks/error")
@@ -61,6 +63,9 @@ class BlockClassifierPipeline:
             return item
         extraction = result.extraction
         item.page_type = extraction.page_type
+        if result.page_type is not None:  # typed here (the page-type stage is off or failed)
+            item.page_type_confidence = round(result.page_type.confidence, 4)
+            item.page_type_source = result.page_type.source
         item.text = extraction.text
         self.stats.inc_value(f"blocks/page_type/{extraction.page_type}")
         if result.decision is not None:
@@ -72,7 +77,8 @@ class BlockClassifierPipeline:
             if result.decision.fallback:
                 self.stats.inc_value("blocks/fallback")
         else:
-            item.extraction_method = "iawce-list"
+            item.extraction_method = LIST_METHOD
+            item.entries = [{"title": entry.text, "url": entry.url} for entry in extraction.entries]
         if not item.text:
             self.stats.inc_value("blocks/empty")
         return item

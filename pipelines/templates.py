@@ -22,6 +22,7 @@ from crawler.items import PageItem
 from crawler.middlewares.templates import shared_library
 from crawler.template_library import TemplateLibrary
 from extraction.html import parse_html
+from extraction.pipeline import routed_to_list
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +52,11 @@ class TemplateDenoisePipeline:
                 logger.warning("Templates: cannot parse %s: %s", item.canonical_url, exc)
                 self.stats.inc_value("templates/parse_error")
                 return item
+        if routed_to_list(item.page_type, item.page_type_confidence):
+            # The list extractor finds the repeated entries itself; a list's headlines recur on the
+            # site's other list pages, so its templates would remove entries.
+            self.stats.inc_value("templates/skipped_list")
+            return item
         site = item.templates_site or item.site
         if not self.library.templates(site):
             self.stats.inc_value("templates/no_templates")

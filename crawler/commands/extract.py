@@ -1,16 +1,26 @@
 """``scrapy extract``: run an extraction method over saved pages, offline.
 
     scrapy extract PATH... [-o OUT.jsonl] [--method NAME] [--url URL] [--site NAME] [--no-templates]
+                           [--render]
 
-The default method, ``pipeline``, is the crawl's: page type by a DOM rule, then the SVM block
-classifier with the paragraph denoiser (articles) or paper 000's list algorithm (lists); the
-site's templates are removed first when it has a library (below). ``--method`` runs any single
+The default method, ``pipeline``, is the crawl's: page type (paper 000's models), then the SVM
+block classifier with the paragraph denoiser (articles) or the list extractor (lists); the site's
+templates are removed first when it has a library (below). ``--method`` runs any single
 algorithm instead.
+
+Every page gets a ``page_type`` (article, list, other) with ``page_type_confidence`` and
+``page_type_source``, whatever the method: from the DOM/URL model alone, or with ``--render``
+from the fusion of the screenshot CNN and the DOM/URL model. ``--render`` renders each saved
+page in the project's Chromium first (the setting PLAYWRIGHT_LAUNCH_OPTIONS; no network: every
+request but the page itself is blocked, so external CSS, images and scripts are missing, as
+they are from the saved file); a page that cannot be rendered is typed by the DOM/URL model
+and says so in ``render_error``. The text is always extracted from the saved HTML.
 
 PATH may be a file (``.html``, ``.htm``, either with ``.gz``; the crawl's archived
 ``html/*.html.gz`` included), a glob or a folder (searched recursively for such files).
 One JSON line per page: ``path`` (as given or as found under a given folder), ``url``,
-``method``, ``page_type``, ``title``, ``text``, ``entries`` (list pages), ``encoding``,
+``method``, ``page_type``, ``page_type_confidence``, ``page_type_source``, ``title``, ``text``,
+``entries`` (list pages), ``encoding``, ``render_error`` (``--render`` only),
 ``error`` (null, or why the page failed), ``site`` (the template-library key used, or null) and
 ``template_cleaning`` (null, or what the site's templates removed: ``removed_nodes``,
 ``removed_chars``, ``kept_by_guard``, ``templates_matched``). A failing page never stops the
@@ -49,13 +59,17 @@ from crawler.template_library import TemplateLibrary, TemplatesConfig, site_key
 from crawler.template_store import store_exists
 from extraction.encoding import decode_html
 from extraction.html import parse_html
-from extraction.methods import extract, extract_tree, method_names
+from extraction.methods import extract_tree, method_names
+from extraction.pagetype import MODELS_DIR, PageTypeModelError, PageTypeModels, shared_models
+from extraction.pipeline import NAME as PIPELINE
+from extraction.pipeline import run
 
 logger = logging.getLogger(__name__)
 
 PAGE_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
 PROGRESS_EVERY = 100  # pages between progress lines in the log
-DEFAULT_METHOD = "pipeline"  # page type, then the block classifier (articles) or the list algorithm
+DEFAULT_METHOD = PIPELINE  # page type, then the block classifier (articles) or the list extractor
+RENDER_CHUNK = 16  # pages rendered per batch with --render (screenshots held in memory meanwhile)
 
 
 def find_pages(arguments: list[str]) -> Iterator[str]:
@@ -125,30 +139,65 @@ def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
 
 
 def extract_file(path: str, method: str, url: str | None, library: TemplateLibrary | None = None,
-                 site: str | None = None) -> dict[str, Any]:
+                 site: str | None = None, page_models: PageTypeModels | None = None,
+                 screenshot: bytes | None = None) -> dict[str, Any]:
     """Return the JSON record for one page; failures give a record with ``error``.
 
-    With a ``library`` and a ``site``, the site's templates are removed from the page before
-    ``method`` runs, and ``template_cleaning`` says what was removed.
+    The page is typed first, as it came (``page_models``, with the ``screenshot`` when there is
+    one). With a ``library`` and a ``site``, the site's templates are then removed from the page
+    before ``method`` runs, and ``template_cleaning`` says what was removed.
     """
     record: dict[str, Any] = {"path": path, "url": url, "method": method, "page_type": None,
+                              "page_type_confidence": None, "page_type_source": None,
                               "title": None, "text": "", "entries": [], "encoding": None, "error": None,
                               "site": site, "template_cleaning": None}
     try:
         html, record["encoding"] = read_page(path)
+        root = parse_html(html)
+        typed = page_models.classify(root, url, screenshot) if page_models is not None else None
+        if typed is not None:
+            record.update(page_type=typed.page_type, page_type_confidence=round(typed.confidence, 4),
+                          page_type_source=typed.source)
         if library is not None and site is not None:
-            root = parse_html(html)
             record["template_cleaning"] = library.denoise(site, root).as_dict()
-            result = extract_tree(root, method, url)
+        if method == PIPELINE and typed is not None:
+            result = run(root, url, page_type=typed.page_type, confidence=typed.confidence).extraction
         else:
-            result = extract(html, method, url)
+            result = extract_tree(root, method, url)
     except Exception as exc:  # one bad page must not stop a batch: it is reported in its line
         record["error"] = f"{type(exc).__name__}: {exc}"
         logger.warning("Could not extract %s: %s", path, record["error"])
         return record
-    record.update(page_type=result.page_type, title=result.title, text=result.text,
+    record.update(title=result.title, text=result.text,
                   entries=[{"text": e.text, "url": e.url} for e in result.entries])
+    if record["page_type"] is None:
+        record["page_type"] = result.page_type
     return record
+
+
+def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
+    """Yield (path, screenshot PNG or None, render error or None) per page, in chunks, in order."""
+    from crawler.offline_render import OfflineRenderConfig, render_html
+
+    config = OfflineRenderConfig(viewport_width=settings.getint("RENDER_VIEWPORT_WIDTH", 1280),
+                                 viewport_height=settings.getint("RENDER_VIEWPORT_HEIGHT", 800),
+                                 max_height=settings.getint("RENDER_MAX_HEIGHT", 8192))
+    for start in range(0, len(paths), RENDER_CHUNK):
+        chunk = paths[start:start + RENDER_CHUNK]
+        sources = []
+        errors: dict[str, str] = {}
+        for path in chunk:
+            try:
+                sources.append((path, read_page(path)[0], url))
+            except Exception as exc:  # reported again, with the same cause, by extract_file
+                errors[path] = f"{type(exc).__name__}: {exc}"
+        shots = {page.key: page for page in render_html(sources, config)}
+        for path in chunk:
+            shot = shots.get(path)
+            if shot is None:
+                yield path, None, errors.get(path, "not rendered")
+            else:
+                yield path, shot.png, shot.error
 
 
 class Command(ScrapyCommand):
@@ -174,6 +223,8 @@ class Command(ScrapyCommand):
                             help="the pages' site in the template library (default: the site of --url)")
         parser.add_argument("--no-templates", action="store_true",
                             help="do not remove the site's templates before extracting")
+        parser.add_argument("--render", action="store_true",
+                            help="render each page in Chromium (no network) so that the screenshot model types it too")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args:
@@ -189,12 +240,20 @@ class Command(ScrapyCommand):
             return
         assert self.settings is not None
         site = opts.site or (site_key(opts.url, load_sites(self.settings)) if opts.url else None)
+        try:
+            page_models = shared_models(Path(self.settings.get("PAGETYPE_MODEL_DIR") or MODELS_DIR))
+        except PageTypeModelError as exc:
+            raise UsageError(f"page-type models unusable: {exc}") from exc
         library = None if opts.no_templates else open_library(self.settings, site)
         failed = 0
+        pages: Iterator[tuple[str, bytes | None, str | None]] = (
+            render_pages(paths, opts.url, self.settings) if opts.render else ((p, None, None) for p in paths))
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
-            for done, path in enumerate(paths, start=1):
-                record = extract_file(path, opts.method, opts.url, library, site)
+            for done, (path, screenshot, render_error) in enumerate(pages, start=1):
+                record = extract_file(path, opts.method, opts.url, library, site, page_models, screenshot)
+                if opts.render:
+                    record["render_error"] = render_error
                 failed += record["error"] is not None
                 out.write(json.dumps(record, ensure_ascii=False) + "\n")
                 if done % PROGRESS_EVERY == 0:

@@ -7,9 +7,9 @@ library (the crawl's ``TemplateDenoisePipeline``, ``scrapy extract`` with a site
    fused with the DOM/URL model when there is a screenshot, the DOM/URL model alone otherwise;
    the crawl's ``PageTypePipeline`` types the page before template cleaning and passes the
    type in (``page_type=``);
-2. list pages (``ROUTE_LISTS``) to the list extractor (``LIST_METHOD``: entries with their link
-   URLs and titles, and the list's text); articles and other pages to the SVM block classifier
-   with the paragraph denoiser (``extraction.blockclf``).
+2. list pages get the list extractor's entries (``LIST_METHOD``: titles with their link URLs);
+   the text of every page comes from the SVM block classifier with the paragraph denoiser
+   (``extraction.blockclf``), or for list pages from the list extractor when ``ROUTE_LISTS``.
 
 ``page_type_rule``, the DOM rule that typed pages before the models, stays as the baseline of
 the page-type report.
@@ -26,7 +26,7 @@ from lxml import html
 from extraction.blockclf import BlockDecision, BlockModels, classify
 from extraction.blocks import Block, page_blocks
 from extraction.html import page_title
-from extraction.methods import Extraction, extract_tree, register
+from extraction.methods import Extraction, ListEntry, extract_tree, register
 from extraction.pagetype import PageTypeDecision, PageTypeModels
 from extraction.pagetype import shared_models as shared_page_models
 
@@ -39,9 +39,10 @@ LIST_LINK_SHARE = 0.35
 # articles routed as lists, 81 of 164 lists as articles (the cheaper error: the block classifier
 # still returns the list's text); the page-type model replaces the rule.
 LIST_MAX_PARAGRAPH = 600
-# Send list pages to the list extractor (when p(list) reaches PageTypeModels.list_route_threshold,
-# chosen on training pages by models/training/fit_list_route.py; README, page-type section).
-ROUTE_LISTS = True
+# Take list pages' text from the list extractor too (their entries always come from it). Off:
+# on held-out pages it raised WCXB list F1 0.548 -> 0.555 but cost L3S-GN1's news articles
+# 0.912 -> 0.894 (link-heavy articles typed list; README, page-type section).
+ROUTE_LISTS = False
 LIST_METHOD = "list"
 _ARTICLE_TYPES = re.compile(r"(?:^|\W)(?:\w*Article|BlogPosting|Report)(?:\W|$)")
 
@@ -90,12 +91,23 @@ def page_type_rule(root: html.HtmlElement, blocks: list[Block] | None = None) ->
     return "list" if longest < LIST_MAX_PARAGRAPH else "article"
 
 
-def routed_to_list(page_type: str | None, confidence: float | None, page_models: PageTypeModels | None = None,
-                   route_lists: bool | None = None) -> bool:
-    """Return True when a page of this type and confidence goes to the list extractor."""
-    if page_type != "list" or not (ROUTE_LISTS if route_lists is None else route_lists):
+def is_list(page_type: str | None, confidence: float | None, page_models: PageTypeModels | None = None) -> bool:
+    """Return True for a list page sure enough to get entries (p(list) at least the route threshold;
+    a type given without a confidence counts)."""
+    if page_type != "list":
         return False
     return confidence is None or confidence >= (page_models or shared_page_models()).list_route_threshold
+
+
+def routed_to_list(page_type: str | None, confidence: float | None, page_models: PageTypeModels | None = None,
+                   route_lists: bool | None = None) -> bool:
+    """Return True when a page of this type and confidence gets its text from the list extractor."""
+    return (ROUTE_LISTS if route_lists is None else route_lists) and is_list(page_type, confidence, page_models)
+
+
+def list_entries(root: html.HtmlElement, url: str | None) -> tuple[ListEntry, ...]:
+    """Return the list extractor's entries of a page (``root`` is not modified)."""
+    return extract_tree(root, LIST_METHOD, url).entries  # list methods work on their own copy
 
 
 @dataclass(frozen=True)
@@ -114,8 +126,9 @@ def run(root: html.HtmlElement, url: str | None = None, models: BlockModels | No
 
     ``screenshot``: the page's PNG, for the image model and the fusion; ``page_models``: the
     page-type models (default: the shipped ones, loaded once); ``route_lists``: default ``ROUTE_LISTS``.
-    A list page goes to the list extractor when its ``confidence`` (p(list)) reaches the models'
-    ``list_route_threshold``, or when the caller gave the type without a confidence.
+    A list page (``confidence`` = p(list) at least the models' ``list_route_threshold``, or a type
+    given without a confidence) gets the list extractor's entries; its text comes from the list
+    extractor too when ``route_lists``, else from the block classifier.
     """
     typed = None
     typer = page_models or shared_page_models()
@@ -125,9 +138,10 @@ def run(root: html.HtmlElement, url: str | None = None, models: BlockModels | No
     if routed_to_list(page_type, confidence, typer, route_lists):
         listed = extract_tree(root, LIST_METHOD, url)  # list methods work on their own copy
         return PipelineResult(replace(listed, method=NAME, page_type="list"), None, typed)
+    entries = list_entries(root, url) if is_list(page_type, confidence, typer) else ()
     decision = classify(root, models)
     return PipelineResult(Extraction(method=NAME, text=decision.text, title=page_title(root),
-                                     page_type=page_type), decision, typed)
+                                     page_type=page_type, entries=entries), decision, typed)
 
 
 def extract_pipeline(root: html.HtmlElement, url: str | None) -> Extraction:

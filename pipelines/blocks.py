@@ -78,6 +78,7 @@ class BlockClassifierPipeline:
                 self.stats.inc_value("blocks/fallback")
         else:
             item.extraction_method = LIST_METHOD
+        if extraction.entries and item.entries is None:  # the page-type stage found them before cleaning
             item.entries = [{"title": entry.text, "url": entry.url} for entry in extraction.entries]
         if not item.text:
             self.stats.inc_value("blocks/empty")

@@ -4,14 +4,15 @@ Runs after the archive and before template cleaning, so the DOM/URL model sees t
 came (the models were trained on whole pages). With a screenshot (rendered pages) the image CNN
 and the DOM/URL model are fused; without one (plain HTTP sites, rendering off, a failed
 capture) the DOM/URL model decides alone. Sets ``page_type``, ``page_type_confidence`` and
-``page_type_source`` ("fusion" or "dom"); the block stage then sends list pages to the list
-extractor and the rest to the block classifier.
+``page_type_source`` ("fusion" or "dom"), and on list pages (p(list) at least the route
+threshold) ``entries`` from the list extractor, taken here before template cleaning.
 
 The models are loaded and checked against ``models/pagetype/meta.json`` when the crawl starts:
 a missing or mismatched model stops the crawl with the reason (``PAGETYPE_ENABLED=False`` crawls
 without it: the block stage then types pages with the DOM/URL model itself).
 
-Stats: ``pagetype/<article|list|other>``, ``pagetype/source/<fusion|dom>``, ``pagetype/error``.
+Stats: ``pagetype/<article|list|other>``, ``pagetype/source/<fusion|dom>``, ``pagetype/list_entries``,
+``pagetype/error``.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from scrapy.statscollectors import StatsCollector
 from crawler.items import PageItem
 from extraction.html import parse_html
 from extraction.pagetype import MODELS_DIR, PageTypeModels, shared_models
+from extraction.pipeline import is_list, list_entries
 
 logger = logging.getLogger(__name__)
 
@@ -64,6 +66,11 @@ class PageTypePipeline:
         item.page_type = decision.page_type
         item.page_type_confidence = round(decision.confidence, 4)
         item.page_type_source = decision.source
+        if is_list(decision.page_type, decision.confidence, self.models):
+            # Before template cleaning: a list's headlines recur on the site's other list pages.
+            entries = list_entries(item.tree, item.final_url or item.canonical_url)
+            item.entries = [{"title": entry.text, "url": entry.url} for entry in entries]
+            self.stats.inc_value("pagetype/list_entries", len(entries))
         self.stats.inc_value(f"pagetype/{decision.page_type}")
         self.stats.inc_value(f"pagetype/source/{decision.source}")
         return item

@@ -53,8 +53,8 @@ class TemplateDenoisePipeline:
                 self.stats.inc_value("templates/parse_error")
                 return item
         if routed_to_list(item.page_type, item.page_type_confidence):
-            # The list extractor finds the repeated entries itself; a list's headlines recur on the
-            # site's other list pages, so its templates would remove entries.
+            # ROUTE_LISTS: the list extractor finds the repeated entries itself; a list's headlines
+            # recur on the site's other list pages, so its templates would remove list text.
             self.stats.inc_value("templates/skipped_list")
             return item
         site = item.templates_site or item.site

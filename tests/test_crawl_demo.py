@@ -129,9 +129,7 @@ def test_templates_learned_after_first_batch_and_removed(mode: str, request: pyt
     assert result.stats["templates/pages"] == len(pages)
     assert result.stats["templates/batch"] >= 2 * (len(pages) // 2 // 10)  # a batch per 10 pages per site
     for site, lines in FOOTER_LINES.items():
-        # Pages routed to the list extractor skip template cleaning (their entries recur on the
-        # site's other list pages); test_page_types_route_list_and_article_pages covers them.
-        items = [item for item in result.items if item["site"] == site and item["extraction_method"] != "list"]
+        items = [item for item in result.items if item["site"] == site]
         before = [item for item in items if item["template_cleaning"] is None]
         # An item reaches the pipeline after its response fed the middleware, so only the items
         # of the first 9 responses of a site can miss the first batch's templates.
@@ -214,9 +212,10 @@ def test_jsonl_is_utf8_with_chinese_unescaped(rendered: tuple[CrawlResult, dict[
 def test_page_types_route_list_and_article_pages(mode: str, request: pytest.FixtureRequest,
                                                  server: DemoServer) -> None:
     """Rendered pages are typed by the screenshot CNN fused with the DOM/URL model, plain ones by
-    the DOM/URL model; list pages go to the list extractor (entries = the page's links, in order),
-    the rest to the block classifier. The demo sites are among the models' training pages, so this
-    is routing, not accuracy (held-out accuracy: tests/test_pagetype_heldout.py)."""
+    the DOM/URL model; list pages get the list extractor's entries (the page's links, in order,
+    taken before template cleaning), the text of every page comes from the block classifier
+    (ROUTE_LISTS off). The demo sites are among the models' training pages, so this is routing,
+    not accuracy (held-out accuracy: tests/test_pagetype_heldout.py)."""
     result, _ = request.getfixturevalue(mode)
     pages = _pages(server)
     wrong = []
@@ -226,14 +225,14 @@ def test_page_types_route_list_and_article_pages(mode: str, request: pytest.Fixt
         assert 0.34 < item["page_type_confidence"] <= 1.0
         if page.page_type in ("article", "list") and item["page_type"] != page.page_type:
             wrong.append((item["canonical_url"], page.page_type, item["page_type"]))
+        assert item["extraction_method"] == "svm" and item["block_stats"] is not None
         if item["page_type"] == "list":
-            assert item["extraction_method"] == "list" and item["block_stats"] is None
             if page.page_type == "list":
                 got = [entry["url"] for entry in item["entries"]]
                 expected = [server.url + link for link in page.links]
                 assert [url for url in got if url in expected] == expected, item["canonical_url"]
         else:
-            assert item["extraction_method"] == "svm" and item["entries"] is None
+            assert item["entries"] is None
     assert not wrong
     for kind in ("article", "list"):
         assert result.stats.get(f"pagetype/{kind}", 0) == sum(item["page_type"] == kind for item in result.items)

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 import gzip
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from crawler.commands.extract import extract_file, find_pages
+from demo.content import build_sites
 from pipelines.archive import html_archive_bytes
 from tests.crawl_helpers import REPO
 
@@ -68,3 +72,28 @@ def test_command_exit_status(tmp_path: Path) -> None:
     assert _run(str(tmp_path / "empty*.html")).returncode == 2  # nothing found
     unknown = _run(str(folder), "--method", "no-such-method")
     assert unknown.returncode == 2 and "known: " in unknown.stderr
+
+
+@pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium absent (apt-get install chromium)")
+def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None:
+    """Without --render the DOM/URL model types each page; with it the screenshot joins (fusion).
+    Demo pages (the models trained on them: this checks the plumbing, not accuracy)."""
+    site = build_sites()[0]
+    chosen = [next(p for p in site.pages.values() if p.page_type == kind) for kind in ("list", "article")]
+    for number, page in enumerate(chosen):
+        (tmp_path / f"{number}-{page.page_type}.html").write_bytes(page.body_bytes)
+    for render in (False, True):
+        out = tmp_path / f"out-{render}.jsonl"
+        process = _run(str(tmp_path), "-o", str(out), *(["--render"] if render else []))
+        assert process.returncode == 0, process.stderr
+        records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()),
+                         key=lambda r: r["path"])
+        assert [r["page_type"] for r in records] == ["list", "article"]
+        for record in records:
+            assert record["page_type_source"] == ("fusion" if render else "dom")
+            assert 0.34 < record["page_type_confidence"] <= 1.0
+            assert record.get("render_error") is None
+        assert len(records[0]["entries"]) >= 3 and not records[1]["entries"]
+    typed = [json.loads(line) for line in (tmp_path / "out-False.jsonl").read_text(encoding="utf-8").splitlines()]
+    fulltext = _run(str(tmp_path / "0-list.html"), "--method", "fulltext")
+    assert json.loads(fulltext.stdout)["page_type"] == next(r["page_type"] for r in typed if "0-list" in r["path"])

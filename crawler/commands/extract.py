@@ -62,7 +62,7 @@ from extraction.html import parse_html
 from extraction.methods import extract_tree, method_names
 from extraction.pagetype import MODELS_DIR, PageTypeModelError, PageTypeModels, shared_models
 from extraction.pipeline import NAME as PIPELINE
-from extraction.pipeline import run
+from extraction.pipeline import is_list, list_entries, run
 
 logger = logging.getLogger(__name__)
 
@@ -158,10 +158,15 @@ def extract_file(path: str, method: str, url: str | None, library: TemplateLibra
         if typed is not None:
             record.update(page_type=typed.page_type, page_type_confidence=round(typed.confidence, 4),
                           page_type_source=typed.source)
+        entries = None
         if library is not None and site is not None:
+            if method == PIPELINE and typed is not None and is_list(typed.page_type, typed.confidence, page_models):
+                entries = list_entries(root, url)  # before cleaning, as the crawl does
             record["template_cleaning"] = library.denoise(site, root).as_dict()
         if method == PIPELINE and typed is not None:
             result = run(root, url, page_type=typed.page_type, confidence=typed.confidence).extraction
+            if entries is not None:
+                result = dataclasses.replace(result, entries=entries)
         else:
             result = extract_tree(root, method, url)
     except Exception as exc:  # one bad page must not stop a batch: it is reported in its line

@@ -70,6 +70,7 @@ train-pagetype: extras render-pagetype
 	$(BIN)/python -m models.training.train_pagetype_dom
 	$(BIN)/python -m models.training.train_pagetype_cnn
 	$(BIN)/python -m bench.pagetype_report
+	$(BIN)/python -m models.training.fit_list_route
 
 bench-pagetype: setup
 	$(BIN)/python -m bench.pagetype_report --no-fit

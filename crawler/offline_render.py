@@ -22,10 +22,12 @@ import contextlib
 import io
 import logging
 import os
+import re
 import threading
 from collections import Counter, deque
 from collections.abc import Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
+from html import unescape as html_unescape
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -46,6 +48,7 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from crawler.screenshots import is_blank, load_gray, repeated_top_offset
 from crawler.settings import PLAYWRIGHT_LAUNCH_OPTIONS
+from extraction.folds import linked_site
 
 logger = logging.getLogger(__name__)
 
@@ -463,3 +466,40 @@ def render_html(
             runner.call(renderer.close())
         finally:
             runner.stop()
+
+
+# --- the URL a saved page is opened at ---------------------------------------------------------
+
+URL_SCAN_CHARS = 300_000  # characters of the page searched for its own URL
+_HEAD_TAG_RE = re.compile(r"<(?:link|meta)\b[^>]*>", re.I)
+_ATTR_RE = re.compile(r"""([a-zA-Z:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
+
+
+def declared_url(html: str) -> str | None:
+    """Return the page's own absolute http(s) URL from ``<link rel=canonical>`` or ``og:url``, or None."""
+    found: dict[str, str] = {}
+    for tag in _HEAD_TAG_RE.finditer(html[:URL_SCAN_CHARS]):
+        attrs = {name.lower(): a or b or c for name, a, b, c in _ATTR_RE.findall(tag.group(0))}
+        if "canonical" in attrs.get("rel", "").lower().split() and attrs.get("href"):
+            found.setdefault("canonical", attrs["href"])
+        elif attrs.get("property", "").lower() == "og:url" and attrs.get("content"):
+            found.setdefault("og:url", attrs["content"])
+    for candidate in (found.get("canonical"), found.get("og:url")):
+        if candidate and urlsplit(candidate.strip()).scheme in ("http", "https") and urlsplit(candidate).netloc:
+            return html_unescape(candidate.strip())
+    return None
+
+
+def page_url(key: str, html: str, url: str | None = None) -> str | None:
+    """Return the URL to open a saved page at: ``url``, else the one it declares, else one on the site its links name.
+
+    Pages check their host: a 163.com article opened elsewhere replaces itself with the host name
+    100 ms after loading. None leaves the choice to the renderer (``http://saved.invalid/<key>``).
+    """
+    if url:
+        return url
+    declared = declared_url(html)
+    if declared:
+        return declared
+    domain = linked_site(html[:URL_SCAN_CHARS].encode("utf-8", "replace"))
+    return f"http://www.{domain}/{quote(key)}" if domain else None

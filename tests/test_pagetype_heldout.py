@@ -21,7 +21,6 @@ from extraction.encoding import decode_html
 from extraction.folds import held_out
 from extraction.html import parse_html
 from extraction.pagetype import MODELS_DIR, PageTypeModels
-from models.training.pagetype_data import render_url
 
 # Rendering ~280 heavy pages takes 3-5 minutes on 2 cores: more than the suite's per-test limit.
 pytestmark = pytest.mark.timeout(1200)
@@ -48,14 +47,13 @@ def typed() -> dict[str, dict[str, tuple[str, str]]]:
     """key -> {"dom": (truth, predicted), "fusion": (truth, predicted)}."""
     if CHROMIUM is None:
         pytest.skip("Chromium absent (apt-get install chromium)")
-    from crawler.offline_render import OfflineRenderConfig, render_html
+    from crawler.offline_render import OfflineRenderConfig, page_url, render_html
 
     pages = _pages()
     models = PageTypeModels.load(MODELS_DIR)
     # Opened at the URL the training renders used (pages that check their host replace themselves
     # elsewhere); the DOM/URL model still gets the dataset's URL only.
-    inputs = [(key, text, render_url({"url": url, "page_id": key.split("/", 1)[1]}, text))
-              for key, _, text, url in pages]
+    inputs = [(key, text, page_url(key.split("/", 1)[1], text, url)) for key, _, text, url in pages]
     shots = {r.key: r.png for r in render_html(inputs, OfflineRenderConfig())}
     result: dict[str, dict[str, tuple[str, str]]] = {}
     for key, label, text, url in pages:

@@ -182,7 +182,7 @@ def extract_file(path: str, method: str, url: str | None, library: TemplateLibra
 
 def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
     """Yield (path, screenshot PNG or None, render error or None) per page, in chunks, in order."""
-    from crawler.offline_render import OfflineRenderConfig, render_html
+    from crawler.offline_render import OfflineRenderConfig, page_url, render_html
 
     config = OfflineRenderConfig(viewport_width=settings.getint("RENDER_VIEWPORT_WIDTH", 1280),
                                  viewport_height=settings.getint("RENDER_VIEWPORT_HEIGHT", 800),
@@ -193,7 +193,8 @@ def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[t
         errors: dict[str, str] = {}
         for path in chunk:
             try:
-                sources.append((path, read_page(path)[0], url))
+                html = read_page(path)[0]
+                sources.append((path, html, page_url(Path(path).name, html, url)))
             except Exception as exc:  # reported again, with the same cause, by extract_file
                 errors[path] = f"{type(exc).__name__}: {exc}"
         shots = {page.key: page for page in render_html(sources, config)}

@@ -33,19 +33,17 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from html import unescape as html_unescape
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
 
 from PIL import Image
 
-from crawler.offline_render import OfflineRenderConfig, RenderedPage, render_html
+from crawler.offline_render import OfflineRenderConfig, RenderedPage, page_url, render_html
 from crawler.screenshots import load_gray
 from demo.content import build_sites
 from extraction.datasets import Page, iter_pages
 from extraction.encoding import decode_html
-from extraction.folds import fold_of, linked_site, site_of
+from extraction.folds import fold_of, site_of
 
 logger = logging.getLogger(__name__)
 
@@ -63,10 +61,6 @@ OFFLINE, STYLED, UNSTYLED = "offline", "styled", "unstyled"
 DEMO_ORIGIN = "http://demo.invalid"
 PROGRESS_EVERY = 50  # pages between progress lines
 RECORD_FIELDS = ("key", "dataset", "page_id", "site", "fold", "label", "lang", "url", "variant")
-# Where a page without a dataset URL looks for its own: the first 300 KB of HTML (the <head>).
-URL_SCAN_CHARS = 300_000
-_HEAD_TAG_RE = re.compile(r"<(?:link|meta)\b[^>]*>", re.I)
-_ATTR_RE = re.compile(r"""([a-zA-Z:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
 
 
 @dataclass(frozen=True)
@@ -150,37 +144,9 @@ def labelled_sources(sources: Iterable[str] = SOURCES) -> Iterator[dict[str, Any
         yield dict(source.record)
 
 
-def declared_url(html: str) -> str | None:
-    """Return the page's own absolute http(s) URL from ``<link rel=canonical>`` or ``og:url``, or None."""
-    found: dict[str, str] = {}
-    for tag in _HEAD_TAG_RE.finditer(html[:URL_SCAN_CHARS]):
-        attrs = {name.lower(): a or b or c for name, a, b, c in _ATTR_RE.findall(tag.group(0))}
-        if "canonical" in attrs.get("rel", "").lower().split() and attrs.get("href"):
-            found.setdefault("canonical", attrs["href"])
-        elif attrs.get("property", "").lower() == "og:url" and attrs.get("content"):
-            found.setdefault("og:url", attrs["content"])
-    for candidate in (found.get("canonical"), found.get("og:url")):
-        if candidate and urlsplit(candidate.strip()).scheme in ("http", "https") and urlsplit(candidate).netloc:
-            return html_unescape(candidate.strip())
-    return None
-
-
 def render_url(record: dict[str, Any], html: str) -> str | None:
-    """Return the URL a page is opened at: the dataset's, else the one it declares, else one on the site its links name.
-
-    Pages check their host: a 163.com article opened elsewhere replaces itself with the host name
-    100 ms after loading (gne-chinese has no URLs). None leaves the choice to the renderer
-    (``http://saved.invalid/<key>``).
-    """
-    if record.get("url"):
-        return str(record["url"])
-    declared = declared_url(html)
-    if declared:
-        return declared
-    domain = linked_site(html[:URL_SCAN_CHARS].encode("utf-8", "replace"))
-    if domain:
-        return f"http://www.{domain}/{quote(str(record['page_id']))}"
-    return None
+    """Return the URL a page is opened at (``crawler.offline_render.page_url``)."""
+    return page_url(str(record["page_id"]), html, record.get("url"))
 
 
 def crop_path(record: dict[str, Any]) -> str:

@@ -46,9 +46,10 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-from crawler.screenshots import is_blank, load_gray, repeated_top_offset
+from crawler.screenshots import is_blank, repeated_top_offset
 from crawler.settings import PLAYWRIGHT_LAUNCH_OPTIONS
 from extraction.folds import linked_site
+from extraction.pagetype import load_gray
 
 logger = logging.getLogger(__name__)
 

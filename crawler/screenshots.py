@@ -22,12 +22,6 @@ MIN_COMPARED_ROWS = 120
 BLANK_MAX_LEVELS = 2
 
 
-def load_gray(png: bytes) -> np.ndarray:
-    """Return the screenshot as a 2-D uint8 array (rows x columns) of grey levels."""
-    with Image.open(io.BytesIO(png)) as image:
-        return np.asarray(image.convert("L"))
-
-
 def png_size(png: bytes) -> tuple[int, int]:
     """Return (width, height) of a PNG without decoding its pixels."""
     with Image.open(io.BytesIO(png)) as image:

@@ -25,7 +25,7 @@ from __future__ import annotations
 import io
 import json
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +33,8 @@ from typing import Any
 import numpy as np
 from lxml import html
 from PIL import Image
+
+from extraction.blocks import Block
 
 CLASSES: tuple[str, ...] = ("article", "list", "other")
 # Rows of the screenshot the image models see, per unit of its width (2.0: 2,560 rows at 1,280 px).
@@ -218,19 +220,21 @@ class PageTypeModels:
         """p(list) from which a list page goes to the list extractor (``meta.json``, section ``route``)."""
         return float((self.meta.get("route") or {}).get("min_list_probability", 0.5))
 
-    def dom_probabilities(self, root: html.HtmlElement, url: str | None) -> np.ndarray:
+    def dom_probabilities(self, root: html.HtmlElement, url: str | None,
+                          blocks: Sequence[Block] | None = None) -> np.ndarray:
         """Return the DOM/URL model's probabilities over ``CLASSES``."""
         from extraction.pagetype_dom import dom_features
 
-        x = dom_features(root, url)[None].astype(np.float32)
+        x = dom_features(root, url, blocks)[None].astype(np.float32)
         outputs = self.dom.run(None, {self.dom.get_inputs()[0].name: x})
         probs = next(o for o in outputs if isinstance(o, np.ndarray) and o.dtype.kind == "f")
         return np.asarray(probs[0], dtype=np.float64)
 
     def classify(self, root: html.HtmlElement, url: str | None = None,
-                 screenshot: bytes | np.ndarray | None = None) -> PageTypeDecision:
+                 screenshot: bytes | np.ndarray | None = None,
+                 blocks: Sequence[Block] | None = None) -> PageTypeDecision:
         """Type one page; the screenshot (PNG bytes or grey array), when there is one, joins the DOM."""
-        dom = self.dom_probabilities(root, url)
+        dom = self.dom_probabilities(root, url, blocks)
         image = None
         if screenshot is not None and self.image is not None:
             image = self.image.probabilities(screenshot)

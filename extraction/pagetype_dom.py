@@ -325,7 +325,7 @@ def _structure_features(root: html.HtmlElement) -> list[float]:
     ]
 
 
-def _jsonld_types(root: html.HtmlElement) -> set[str]:
+def jsonld_types(root: html.HtmlElement) -> set[str]:
     """Return the @type names of the page's JSON-LD, "schema:"/URL prefixes dropped."""
     found: set[str] = set()
     for script in root.xpath("//script[@type='application/ld+json']"):
@@ -352,7 +352,7 @@ def _meta_features(root: html.HtmlElement) -> list[float]:
     og_article = any(value.startswith("article") for value in og)
     og_website = "website" in og
     og_other = bool(og) and not og_article and not og_website
-    types = _jsonld_types(root)
+    types = jsonld_types(root)
     published = bool(root.xpath(
         "//meta[@property='article:published_time' or @name='article:published_time']"
         " | //*[@itemprop='datePublished']"

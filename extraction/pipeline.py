@@ -17,7 +17,6 @@ the page-type report.
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, replace
 
@@ -29,6 +28,7 @@ from extraction.html import page_title
 from extraction.methods import Extraction, ListEntry, extract_tree, register
 from extraction.pagetype import PageTypeDecision, PageTypeModels
 from extraction.pagetype import shared_models as shared_page_models
+from extraction.pagetype_dom import jsonld_types
 
 NAME = "pipeline"
 # DOM rule for list pages (ours, until the page-type model): links carry at least this share of
@@ -52,28 +52,7 @@ def declared_article(root: html.HtmlElement) -> bool:
     for value in root.xpath("//meta[@property='og:type']/@content"):
         if value.strip().lower() == "article":
             return True
-    for script in root.xpath("//script[@type='application/ld+json']/text()"):
-        try:
-            data = json.loads(script)
-        except ValueError:
-            continue
-        if _ARTICLE_TYPES.search(json.dumps(_types(data))):
-            return True
-    return False
-
-
-def _types(data: object) -> list[str]:
-    found: list[str] = []
-    stack = [data]
-    while stack and len(found) < 50:
-        item = stack.pop()
-        if isinstance(item, dict):
-            kind = item.get("@type")
-            found.extend(kind if isinstance(kind, list) else [str(kind)] if kind else [])
-            stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
-        elif isinstance(item, list):
-            stack.extend(item)
-    return [str(kind) for kind in found]
+    return any(_ARTICLE_TYPES.search(kind) for kind in jsonld_types(root))
 
 
 def page_type_rule(root: html.HtmlElement, blocks: list[Block] | None = None) -> str:
@@ -132,14 +111,15 @@ def run(root: html.HtmlElement, url: str | None = None, models: BlockModels | No
     """
     typed = None
     typer = page_models or shared_page_models()
+    blocks = page_blocks(root)  # shared by the DOM/URL model and the block classifier
     if page_type is None:
-        typed = typer.classify(root, url, screenshot)
+        typed = typer.classify(root, url, screenshot, blocks)
         page_type, confidence = typed.page_type, typed.confidence
     if routed_to_list(page_type, confidence, typer, route_lists):
         listed = extract_tree(root, LIST_METHOD, url)  # list methods work on their own copy
         return PipelineResult(replace(listed, method=NAME, page_type="list"), None, typed)
     entries = list_entries(root, url) if is_list(page_type, confidence, typer) else ()
-    decision = classify(root, models)
+    decision = classify(root, models, blocks)
     return PipelineResult(Extraction(method=NAME, text=decision.text, title=page_title(root),
                                      page_type=page_type, entries=entries), decision, typed)
 

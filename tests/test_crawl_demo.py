@@ -9,9 +9,10 @@ from typing import Any
 
 import pytest
 
-from crawler.screenshots import is_blank, load_gray, png_size, repeated_top_offset
+from crawler.screenshots import is_blank, png_size, repeated_top_offset
 from demo import DemoPage
 from demo.server import DemoServer
+from extraction.pagetype import load_gray
 from pipelines.archive import read_archived_html
 from tests.crawl_helpers import CrawlResult, needs_chromium, run_crawl
 

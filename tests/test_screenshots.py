@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from crawler.screenshots import is_blank, load_gray, png_size, repeated_top_offset
+from crawler.screenshots import is_blank, png_size, repeated_top_offset
+from extraction.pagetype import load_gray
 
 VIEWPORT = 800
 

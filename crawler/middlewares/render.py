@@ -27,7 +27,8 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler.errors import PageTooLarge, exception_reason, short_message
 from crawler.responses import content_type, is_html_type
-from crawler.screenshots import is_blank, load_gray, repeated_top_offset
+from crawler.screenshots import is_blank, repeated_top_offset
+from extraction.pagetype import load_gray
 
 logger = logging.getLogger(__name__)
 

@@ -39,11 +39,11 @@ from typing import Any
 from PIL import Image
 
 from crawler.offline_render import OfflineRenderConfig, RenderedPage, page_url, render_html
-from crawler.screenshots import load_gray
 from demo.content import build_sites
 from extraction.datasets import Page, iter_pages
 from extraction.encoding import decode_html
 from extraction.folds import fold_of, site_of
+from extraction.pagetype import load_gray
 
 logger = logging.getLogger(__name__)
 

@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates train-blocks render-pagetype train-pagetype bench-pagetype bench-lists clean
+.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates train-blocks render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -74,6 +74,16 @@ train-pagetype: extras render-pagetype
 
 bench-pagetype: setup
 	$(BIN)/python -m bench.pagetype_report --no-fit
+
+# Web2Text (paper 002; needs ../shared/datasets and `make extras` for torch): the unary and pairwise
+# CNNs, exported to models/web2text/ (~3 min on 2 cores; features cached in ~/.cache/newscorpus).
+train-web2text: extras
+	$(BIN)/python -m models.training.train_web2text
+
+# Web2Text vs the SVM pipeline vs trafilatura on the held-out sets, one run per set, and the
+# one-core throughput (bench/results/web2text.md).
+bench-web2text: extras
+	$(BIN)/python -m bench.web2text_eval
 
 # List extractor vs trafilatura on held-out WCXB list pages (bench/results/lists-wcxb.md).
 bench-lists: extras

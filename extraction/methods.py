@@ -73,7 +73,7 @@ def extract_tree(root: lxml_html.HtmlElement, method: str = "fulltext", url: str
 
 # Algorithm modules register themselves on import; listed here so that every caller sees them.
 _ALGORITHM_MODULES: tuple[str, ...] = ("extraction.cetd", "extraction.iawce", "extraction.lists", "extraction.blockclf",
-                                        "extraction.pipeline")
+                                        "extraction.web2text", "extraction.pipeline")
 
 
 def _load_all() -> None:

@@ -1,0 +1,23 @@
+"""Web2Text (paper 002): collapsed DOM, block and edge features, unary and pairwise CNNs, Viterbi.
+
+``cdom`` builds the collapsed DOM and its leaves (the text blocks), ``features`` the 128 block
+and 25 edge features, ``viterbi`` decodes the potentials, ``model`` runs the ONNX networks and
+registers the method ``web2text``. The networks are trained by ``models/training/train_web2text.py``.
+A package rather than one module: the four parts are each tested on their own, and the training
+code imports ``cdom`` and ``features`` without loading onnxruntime sessions.
+"""
+
+from __future__ import annotations
+
+from lxml import html
+
+from extraction.methods import Extraction, register
+
+
+def _extract(root: html.HtmlElement, url: str | None) -> Extraction:
+    from extraction.web2text.model import extract_web2text  # lazy: onnxruntime and the models load on use
+
+    return extract_web2text(root, url)
+
+
+register("web2text", _extract)

@@ -1,4 +1,5 @@
-"""Web2Text (``--method web2text``) beside the SVM pipeline and trafilatura on the held-out sets, one core.
+"""Web2Text (``--method web2text``), the SVM pipeline, both together (``svm-web2text``) and trafilatura
+on the held-out sets, one core.
 
 ``python -m bench.web2text_eval [--out-dir DIR] [--limit N] [--no-pin] [--methods m1,m2]``
 (``make bench-web2text``).
@@ -37,7 +38,7 @@ SETS: tuple[tuple[str, str, str], ...] = (
     ("l3s-gn1", "all", "L3S-GN1"),
     ("dragnet", "all", "Dragnet test"),
 )
-METHODS = ("pipeline", "web2text")
+METHODS = ("pipeline", "web2text", "svm-web2text")
 BASELINES = ("trafilatura",)
 OUT_DIR = Path(__file__).resolve().parent / "results"
 

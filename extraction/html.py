@@ -37,7 +37,23 @@ def _parse(text: str) -> tuple[html.HtmlElement, bool]:
     except (etree.ParserError, ValueError):
         return html.Element("html"), False
     too_deep = any(_DEPTH_ERROR in entry.message for entry in parser.error_log)
-    return root, too_deep
+    return _content_root(root), too_deep
+
+
+def _content_root(root: html.HtmlElement) -> html.HtmlElement:
+    """Return the top-level element that holds the page.
+
+    libxml2 can leave an empty first <html> and put the page into a second top-level <html>
+    (seen on an L3S-GN1 page whose <html> start tag is cut: ``<html x" /></a></td>...``); code
+    that walks ``root`` would then see no text at all. The first top-level sibling with children
+    is taken instead of an empty root.
+    """
+    if len(root) or root.text:
+        return root
+    for sibling in root.itersiblings():
+        if isinstance(sibling.tag, str) and len(sibling):
+            return sibling
+    return root
 
 
 def page_title(root: html.HtmlElement) -> str | None:

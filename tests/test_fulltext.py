@@ -25,6 +25,14 @@ def test_malformed_markup_survives() -> None:
     assert visible_text(root).split("\n") == ["one", "two", "three"]
 
 
+def test_page_behind_an_empty_first_html_element_is_found() -> None:
+    # A cut <html> start tag (seen in L3S-GN1): libxml2 leaves an empty <html> first and puts the
+    # page into a second top-level <html>; before the fix every method saw no text.
+    root = parse_html('<!DOCTYPE html><html x" /></a></td><td>Hello <b>there</b></td><p>Para</p></html>')
+    assert [child.tag for child in root] == ["body"]
+    assert visible_text(root) == "Hello there\nPara"
+
+
 def test_very_deep_nesting_keeps_text() -> None:
     depth = 5000
     root = parse_html("<p>top</p>" + "<div>" * depth + "deep" + "</div>" * depth + "<p>after</p>")

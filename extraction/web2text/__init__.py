@@ -1,8 +1,9 @@
 """Web2Text (paper 002): collapsed DOM, block and edge features, unary and pairwise CNNs, Viterbi.
 
 ``cdom`` builds the collapsed DOM and its leaves (the text blocks), ``features`` the 128 block
-and 25 edge features, ``viterbi`` decodes the potentials, ``model`` runs the ONNX networks and
-registers the method ``web2text``. The networks are trained by ``models/training/train_web2text.py``.
+and 25 edge features, ``viterbi`` decodes the potentials, ``model`` runs the ONNX networks
+(method ``web2text``), ``ensemble`` joins them with the SVM block classifier (method
+``svm-web2text``). The networks are trained by ``models/training/train_web2text.py``.
 A package rather than one module: the four parts are each tested on their own, and the training
 code imports ``cdom`` and ``features`` without loading onnxruntime sessions.
 """
@@ -20,4 +21,11 @@ def _extract(root: html.HtmlElement, url: str | None) -> Extraction:
     return extract_web2text(root, url)
 
 
+def _extract_ensemble(root: html.HtmlElement, url: str | None) -> Extraction:
+    from extraction.web2text.ensemble import extract_ensemble
+
+    return extract_ensemble(root, url)
+
+
 register("web2text", _extract)
+register("svm-web2text", _extract_ensemble)

@@ -86,6 +86,7 @@ class CDom:
     texts: list[str]  # text of each leaf, whitespace collapsed
     flags: list[int]  # ancestor flags of each leaf (IN_LINK ...)
     breaks: list[bool]  # per leaf: a line break separates it from the previous leaf
+    owners: list[html.HtmlElement]  # per leaf: the element whose own text holds it (the parent, for a tail)
 
     def __len__(self) -> int:
         return len(self.leaves)
@@ -144,9 +145,12 @@ def collapse(root: html.HtmlElement) -> CDom:
     pending_break = False
     skip_depth = 0
 
-    def add_text(value: str | None) -> None:
+    owners: list[html.HtmlElement] = []
+
+    def add_text(value: str | None, owner: html.HtmlElement | None) -> None:
         nonlocal pending_break
-        if value and not value.isspace():
+        if value and not value.isspace() and owner is not None:
+            owners.append(owner)
             text = " ".join(value.split())
             stack[-1].children.append(_Raw((), len(texts)))
             texts.append(text)
@@ -158,7 +162,7 @@ def collapse(root: html.HtmlElement) -> CDom:
         tag = element.tag
         if not isinstance(tag, str):  # comments, processing instructions: only their tails count
             if event == "end" and not skip_depth:
-                add_text(element.tail)
+                add_text(element.tail, element.getparent())
             continue
         if event == "start":
             if skip_depth or tag in SKIPPED_TAGS or is_hidden(element):
@@ -170,7 +174,7 @@ def collapse(root: html.HtmlElement) -> CDom:
                 pending_break = True
             stack.append(_Raw((tag,)))
             flag_stack.append(flag_stack[-1] | _element_flags(element, tag))
-            add_text(element.text)
+            add_text(element.text, element)
             continue
         if skip_depth:
             skip_depth -= 1
@@ -184,13 +188,13 @@ def collapse(root: html.HtmlElement) -> CDom:
             if tag in LINE_BREAK_TAGS:
                 pending_break = True
         if element is not top:
-            add_text(element.tail)
+            add_text(element.tail, element.getparent())
     holder = stack[0]
     nodes: list[CNode] = []
     leaves: list[int] = [0] * len(texts)
     if holder.children:
         _flatten(holder.children[0], nodes, leaves)
-    return CDom(nodes=nodes, leaves=leaves, texts=texts, flags=flags, breaks=breaks)
+    return CDom(nodes=nodes, leaves=leaves, texts=texts, flags=flags, breaks=breaks, owners=owners)
 
 
 def _flatten(top: _Raw, nodes: list[CNode], leaves: list[int]) -> None:

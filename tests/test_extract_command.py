@@ -97,3 +97,25 @@ def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None
     typed = [json.loads(line) for line in (tmp_path / "out-False.jsonl").read_text(encoding="utf-8").splitlines()]
     fulltext = _run(str(tmp_path / "0-list.html"), "--method", "fulltext")
     assert json.loads(fulltext.stdout)["page_type"] == next(r["page_type"] for r in typed if "0-list" in r["path"])
+
+
+@pytest.mark.skipif(not (REPO / "models" / "web2text" / "meta.json").exists(),
+                    reason="no trained Web2Text model in models/web2text (run `make train-web2text`)")
+def test_web2text_methods_extract_demo_articles(tmp_path: Path) -> None:
+    """`--method web2text` and `--method svm-web2text` on an English and a Chinese (GBK) demo article:
+    the article's paragraphs come out, the site's copyright line does not."""
+    chosen = [next(p for p in site.pages.values() if p.page_type == "article" and p.layout == "classic")
+              for site in build_sites()]
+    for number, page in enumerate(chosen):
+        (tmp_path / f"{number}.html").write_bytes(page.body_bytes)
+    for method in ("web2text", "svm-web2text"):
+        out = tmp_path / f"{method}.jsonl"
+        process = _run(str(tmp_path), "--method", method, "-o", str(out))
+        assert process.returncode == 0, process.stderr
+        records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()),
+                         key=lambda r: r["path"])
+        for page, record in zip(chosen, records, strict=True):
+            assert record["method"] == method and record["error"] is None
+            kept = sum(paragraph in record["text"] for paragraph in page.body)
+            assert kept >= 0.8 * len(page.body), (method, page.path, record["text"])
+            assert "©" not in record["text"]

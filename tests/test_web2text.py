@@ -29,7 +29,7 @@ from extraction.web2text.features import (
     page_features,
     words_of,
 )
-from extraction.web2text.model import META_FILE, MODEL_DIR, Web2TextModel, content_text
+from extraction.web2text.model import META_FILE, MODEL_DIR, Web2TextModel, content_text, decode
 from extraction.web2text.viterbi import sequence_score, viterbi, with_threshold
 
 PARITY_TOLERANCE = 1e-5
@@ -371,6 +371,22 @@ def test_threshold_moves_the_unary_decision_point() -> None:
     assert with_threshold(unary, 0.3).sum(axis=1) == pytest.approx([1.0, 1.0, 1.0])
     with pytest.raises(ValueError):
         with_threshold(unary, 1.0)
+
+
+def test_decode_never_leaves_a_page_empty() -> None:
+    # Strong 0-0 transitions outvote the one leaf over the threshold: the per-leaf decision is kept.
+    unary = np.array([[0.9, 0.1], [0.4, 0.6], [0.9, 0.1]])
+    sticky = np.tile([0.97, 0.01, 0.01, 0.01], (2, 1))
+    assert viterbi(with_threshold(unary, 0.5), sticky, 2.0).tolist() == [0, 0, 0]
+    decided = decode(unary, sticky, 2.0, 0.5)
+    assert decided.labels.tolist() == [0, 1, 0] and decided.fallback == "per-leaf"
+    # Nothing over the threshold: the most probable leaf.
+    low = np.array([[0.9, 0.1], [0.7, 0.3], [0.8, 0.2]])
+    decided = decode(low, sticky, 2.0, 0.5)
+    assert decided.labels.tolist() == [0, 1, 0] and decided.fallback == "most-probable"
+    # A normal decision is untouched, and an empty page stays empty.
+    assert decode(unary, np.full((2, 4), 0.25), 0.0, 0.5).fallback is None
+    assert decode(np.zeros((0, 2)), np.zeros((0, 4)), 2.0, 0.5).labels.tolist() == []
 
 
 def test_viterbi_small_and_bad_shapes() -> None:

@@ -19,7 +19,8 @@ validation loss is kept for each network.
 
 Decoding: the pairwise potentials' exponent in the Viterbi score and the unary potentials'
 content threshold (``extraction.web2text.viterbi``), chosen together on the validation pages
-from ``WEIGHTS`` x ``THRESHOLDS`` by the mean per-page F1 of content characters.
+from ``WEIGHTS`` x ``THRESHOLDS`` by the mean per-page F1 of content characters, decoded exactly
+as at crawl time (``extraction.web2text.model.decode``, its fallback for pages left empty included).
 
 Outputs (``models/web2text/``): ``unary.onnx``, ``pairwise.onnx`` (opset 17, softmax inside) and
 ``meta.json``: features and their version, standardisation, architecture, data hash, training
@@ -59,13 +60,13 @@ from extraction.web2text import cdom as cdom_module
 from extraction.web2text import features as w2t_features
 from extraction.web2text.cdom import collapse
 from extraction.web2text.features import BINARY_BLOCK, BINARY_EDGE, BLOCK_FEATURES, EDGE_FEATURES, FEATURE_VERSION
-from extraction.web2text.model import INPUT_NAME, MODEL_DIR, OUTPUT_NAME, PAIRWISE_FILE, UNARY_FILE
-from extraction.web2text.viterbi import viterbi, with_threshold
+from extraction.web2text.model import INPUT_NAME, MODEL_DIR, OUTPUT_NAME, PAIRWISE_FILE, UNARY_FILE, decode
 from models.training.block_data import cache_dir
 
 logger = logging.getLogger("train_web2text")
 
 META_VERSION = 1
+CACHE_FORMAT = 2  # bump when the cached arrays change
 SEED = 0
 VAL_FOLD = 3  # the validation sites, as for the page-type models
 WINDOW = 256
@@ -77,7 +78,7 @@ DROPOUT = 0.2
 KERNELS = (1, 1, 3, 3, 3)
 UNARY_FILTERS = (50, 50, 50, 10, 2)
 PAIRWISE_FILTERS = (50, 50, 50, 10, 4)
-WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0)
+WEIGHTS = (0.0, 0.1, 0.25, 0.5, 1.0, 2.0, 4.0, 8.0)
 THRESHOLDS = (0.3, 0.4, 0.5)
 PARITY_LENGTH = 12
 PROGRESS_EVERY = 200
@@ -87,20 +88,23 @@ FloatArray = npt.NDArray[np.float32]
 
 @dataclass(frozen=True)
 class Data:
-    """Leaf and edge rows of a set of pages; page ``p`` owns leaves ``offsets[p]:offsets[p+1]``."""
+    """Leaf and edge rows of a set of pages; page ``p`` owns leaves ``offsets[p]:offsets[p+1]`` and
+    edges ``edge_offsets[p]:edge_offsets[p+1]`` (n - 1 of them for n leaves, none for a page without text)."""
 
     block_x: FloatArray  # (leaves, 128)
-    edge_x: FloatArray  # (leaves - pages, 25): a page of n leaves has n - 1 edges
+    edge_x: FloatArray  # (edges, 25)
     y: npt.NDArray[np.int64]  # (leaves,) 1 content
     chars: npt.NDArray[np.int64]  # (leaves,) characters of the leaf
     offsets: npt.NDArray[np.int64]  # (pages + 1,)
+    edge_offsets: npt.NDArray[np.int64]  # (pages + 1,)
     groups: npt.NDArray[np.str_]
     hash: str
 
     def page(self, p: int) -> tuple[FloatArray, FloatArray, npt.NDArray[np.int64], npt.NDArray[np.int64]]:
         """Return the block rows, edge rows, labels and leaf characters of page ``p``."""
         a, b = int(self.offsets[p]), int(self.offsets[p + 1])
-        return self.block_x[a:b], self.edge_x[a - p:b - p - 1 if b > a else a - p], self.y[a:b], self.chars[a:b]
+        edges = self.edge_x[int(self.edge_offsets[p]):int(self.edge_offsets[p + 1])]
+        return self.block_x[a:b], edges, self.y[a:b], self.chars[a:b]
 
 
 def page_rows(page: Page) -> tuple[FloatArray, FloatArray, list[bool], list[int]]:
@@ -121,7 +125,7 @@ def _code_digest() -> str:
 def load_data(pages: Sequence[Page], use_cache: bool = True) -> Data:
     """Return the rows of ``pages``, from the ``.npz`` cache when it holds them."""
     hash_ = data_hash(pages)
-    path = cache_dir() / f"web2text-{hash_[:20]}-f{FEATURE_VERSION}-c{_code_digest()}.npz"
+    path = cache_dir() / f"web2text-{hash_[:20]}-f{FEATURE_VERSION}-c{_code_digest()}-v{CACHE_FORMAT}.npz"
     if use_cache and path.is_file():
         with np.load(path, allow_pickle=False) as arrays:
             data = Data(**{name: arrays[name] for name in arrays.files if name != "hash"}, hash=str(arrays["hash"]))
@@ -129,7 +133,7 @@ def load_data(pages: Sequence[Page], use_cache: bool = True) -> Data:
             logger.info("features: %d pages, %d leaves from %s", len(pages), len(data.y), path)
             return data
     started = time.monotonic()
-    blocks, edges, labels, chars, offsets = [], [], [], [], [0]
+    blocks, edges, labels, chars, offsets, edge_offsets = [], [], [], [], [0], [0]
     for index, page in enumerate(pages):
         block, edge, y, c = page_rows(page)
         blocks.append(block)
@@ -137,11 +141,13 @@ def load_data(pages: Sequence[Page], use_cache: bool = True) -> Data:
         labels.extend(y)
         chars.extend(c)
         offsets.append(offsets[-1] + len(y))
+        edge_offsets.append(edge_offsets[-1] + len(edge))
         if (index + 1) % PROGRESS_EVERY == 0 or index + 1 == len(pages):
             logger.info("features: %d/%d pages, %d leaves, %.0f s", index + 1, len(pages), offsets[-1],
                         time.monotonic() - started)
     data = Data(block_x=np.concatenate(blocks), edge_x=np.concatenate(edges), y=np.asarray(labels, dtype=np.int64),
                 chars=np.asarray(chars, dtype=np.int64), offsets=np.asarray(offsets, dtype=np.int64),
+                edge_offsets=np.asarray(edge_offsets, dtype=np.int64),
                 groups=np.asarray([site_of(page) for page in pages], dtype=np.str_), hash=hash_)
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -192,16 +198,14 @@ def standardisation(x: FloatArray, binary: Sequence[bool]) -> tuple[FloatArray, 
     return mean.astype(np.float32), std.astype(np.float32)
 
 
-def windows(x: FloatArray, y: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64], pages: Sequence[int],
-            edge: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def windows(x: FloatArray, y: npt.NDArray[np.int64], offsets: npt.NDArray[np.int64],
+            pages: Sequence[int]) -> tuple[torch.Tensor, torch.Tensor]:
     """Return the pages' sequences cut into ``WINDOW``-long windows: features (w, F, WINDOW) and labels
-    (w, WINDOW), -1 where padded. For edges page ``p``'s rows are ``offsets[p] - p .. offsets[p+1] - p - 1``."""
+    (w, WINDOW), -1 where padded; page ``p``'s rows are ``offsets[p]:offsets[p + 1]``."""
     xs: list[FloatArray] = []
     ys: list[npt.NDArray[np.int64]] = []
     for p in pages:
         a, b = int(offsets[p]), int(offsets[p + 1])
-        if edge:
-            a, b = a - p, b - p - 1
         for start in range(a, b, WINDOW):
             end = min(start + WINDOW, b)
             chunk = np.zeros((WINDOW, x.shape[1]), dtype=np.float32)
@@ -282,9 +286,8 @@ def choose_decoding(data: Data, val_pages: Sequence[int], unary: nn.Module, pair
         potentials.append((u, pw, y, chars))
     scores: dict[str, float] = {}
     for threshold in THRESHOLDS:
-        shifted = [(with_threshold(u, threshold), pw, y, c) for u, pw, y, c in potentials]
         for weight in WEIGHTS:
-            f1 = np.mean([page_f1(viterbi(u, pw, weight), y, c) for u, pw, y, c in shifted])
+            f1 = np.mean([page_f1(decode(u, pw, weight, threshold).labels, y, c) for u, pw, y, c in potentials])
             scores[f"threshold {threshold} weight {weight}"] = round(float(f1), 4)
     best = max(((t, w) for t in THRESHOLDS for w in WEIGHTS),
                key=lambda tw: (scores[f"threshold {tw[0]} weight {tw[1]}"], -tw[1], -abs(tw[0] - 0.5)))
@@ -342,7 +345,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     train_pages = [p for p in range(len(pages)) if not val[p]]
     val_pages = [p for p in range(len(pages)) if val[p]]
     leaf_train = np.concatenate([np.arange(data.offsets[p], data.offsets[p + 1]) for p in train_pages])
-    edge_train = np.concatenate([np.arange(data.offsets[p] - p, data.offsets[p + 1] - p - 1) for p in train_pages])
+    edge_train = np.concatenate([np.arange(data.edge_offsets[p], data.edge_offsets[p + 1]) for p in train_pages])
     block_mean, block_std = standardisation(data.block_x[leaf_train], BINARY_BLOCK)
     edge_mean, edge_std = standardisation(data.edge_x[edge_train], BINARY_EDGE)
     scaling = {"block_mean": block_mean, "block_std": block_std, "edge_mean": edge_mean, "edge_std": edge_std}
@@ -351,16 +354,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     pair_y = np.concatenate([2 * data.y[data.offsets[p]:data.offsets[p + 1] - 1] + data.y[data.offsets[p] + 1:
                                                                                      data.offsets[p + 1]]
                              for p in range(len(pages))]).astype(np.int64)
+    if len(pair_y) != len(data.edge_x):
+        raise RuntimeError(f"{len(pair_y)} pair labels for {len(data.edge_x)} edges: the cache is inconsistent")
     logger.info("data: %d pages (%d train, %d validation sites' pages), %d leaves (%.1f%% content), %d edges",
                 len(pages), len(train_pages), len(val_pages), len(data.y), 100 * data.y.mean(), len(pair_y))
     results: dict[str, Any] = {}
     models: dict[str, nn.Module] = {}
-    for name, x, y, filters, edge in (("unary", block_z, data.y, UNARY_FILTERS, False),
-                                      ("pairwise", edge_z, pair_y, PAIRWISE_FILTERS, True)):
+    for name, x, y, filters, offsets in (("unary", block_z, data.y, UNARY_FILTERS, data.offsets),
+                                         ("pairwise", edge_z, pair_y, PAIRWISE_FILTERS, data.edge_offsets)):
         torch.manual_seed(args.seed)
         model = SequenceCNN(x.shape[1], filters)
-        results[name] = train_network(name, model, windows(x, y, data.offsets, train_pages, edge),
-                                      windows(x, y, data.offsets, val_pages, edge), args.epochs, args.seed)
+        results[name] = train_network(name, model, windows(x, y, offsets, train_pages),
+                                      windows(x, y, offsets, val_pages), args.epochs, args.seed)
         models[name] = model
     weight, threshold, decoding_scores = choose_decoding(data, val_pages, models["unary"], models["pairwise"],
                                                          scaling)

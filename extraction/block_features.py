@@ -135,11 +135,11 @@ _HIDING_XPATH = ".//*[@hidden or @aria-hidden or @style]"
 # --- text statistics ----------------------------------------------------------------------------
 
 
-@functools.cache
-def noise_words() -> frozenset[str]:
-    """Return the entries of the noise-word lists, lower-cased and with their spaces removed."""
+def read_word_lists(names: Sequence[str]) -> frozenset[str]:
+    """Return the entries of word-list files in ``extraction/data`` (one per line, ``#`` comments),
+    lower-cased and with their spaces removed."""
     words: set[str] = set()
-    for name in NOISE_WORD_FILES:
+    for name in names:
         for line in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
             entry = "".join(line.split()).lower()
             if entry and not entry.startswith("#"):
@@ -148,13 +148,20 @@ def noise_words() -> frozenset[str]:
 
 
 @functools.cache
+def noise_words() -> frozenset[str]:
+    """Return the entries of the noise-word lists (``NOISE_WORD_FILES``)."""
+    return read_word_lists(NOISE_WORD_FILES)
+
+
+@functools.cache
 def _noise_prefixes() -> frozenset[str]:
     return frozenset(word[:end] for word in noise_words() for end in range(1, len(word) + 1))
 
 
-def text_tokens(text: str) -> list[str]:
-    """Return the words of ``text``: jieba tokens when it has a Han character, else ``\\w+`` matches."""
-    return jieba_tokens(text) if _HAN_RE.search(text) else word_tokens(text)
+def text_tokens(text: str, hmm: bool = True) -> list[str]:
+    """Return the words of ``text``: jieba tokens (its HMM on or off) when it has a Han character,
+    else ``\\w+`` matches."""
+    return jieba_tokens(text, hmm) if _HAN_RE.search(text) else word_tokens(text)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -204,7 +211,8 @@ def class_groups(value: str) -> int:
     return mask
 
 
-def _element_groups(element: html.HtmlElement) -> int:
+def element_groups(element: html.HtmlElement) -> int:
+    """Return the ``CLASS_GROUPS`` bit mask of an element's class and id (0 without either)."""
     cls = element.get("class")
     ident = element.get("id")
     if not cls and not ident:
@@ -224,7 +232,7 @@ def _ancestor_groups(blocks: Sequence[Block], top: html.HtmlElement) -> list[int
             node = node.getparent()
         mask = inclusive.get(node, 0) if node is not None else 0
         for element in reversed(chain):  # iterative, outermost first: deep pages are fine
-            mask |= _element_groups(element)
+            mask |= element_groups(element)
             inclusive[element] = mask
         masks.append(mask)
     return masks
@@ -299,7 +307,7 @@ def block_features(blocks: Sequence[Block], root: html.HtmlElement | None = None
             latin += counts[3]
         chars = max(block.chars, 1)
         paragraphs = max(len(block.paragraphs), 1)
-        own_mask = _element_groups(block.element)
+        own_mask = element_groups(block.element)
         rows.append([
             block.chars / (page.chars + 1),
             block.link_chars / (page.link_chars + 1),

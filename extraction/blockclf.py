@@ -143,10 +143,11 @@ def trim_ends(probabilities: np.ndarray, threshold: float) -> list[bool]:
 
 
 def classify(root: html.HtmlElement, models: BlockModels | None = None,
-             blocks: list[Block] | None = None) -> BlockDecision:
+             blocks: list[Block] | None = None, trim: bool = True) -> BlockDecision:
     """Classify the blocks of a parsed page (not modified) and trim their paragraphs.
 
-    ``blocks``: ``page_blocks(root)`` when the caller already has them.
+    ``blocks``: ``page_blocks(root)`` when the caller already has them; ``trim`` False skips the
+    paragraph model (every paragraph of a kept block stays).
     """
     models = models or shared_models()
     blocks = page_blocks(root) if blocks is None else blocks
@@ -156,13 +157,14 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     if blocks and not any(kept):
         kept[int(np.argmax(probabilities))] = True
         decision.fallback = True
-    chosen = [block for block, keep in zip(blocks, kept, strict=True) if keep and len(block.paragraphs) > 1]
+    chosen = [block for block, keep in zip(blocks, kept, strict=True)
+              if trim and keep and len(block.paragraphs) > 1]
     if chosen:  # one model call for every paragraph of the page
         features = np.concatenate([paragraph_features(block) for block in chosen])
         probabilities_of = iter(np.split(models.paragraphs.content_probability(features),
                                          np.cumsum([len(block.paragraphs) for block in chosen])[:-1]))
     for block, keep in zip(blocks, kept, strict=True):
-        if keep and len(block.paragraphs) > 1:
+        if trim and keep and len(block.paragraphs) > 1:
             decision.paragraphs.append(trim_ends(next(probabilities_of), models.paragraphs.threshold))
         else:
             decision.paragraphs.append([True] * len(block.paragraphs))

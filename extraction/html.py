@@ -43,16 +43,22 @@ def _parse(text: str) -> tuple[html.HtmlElement, bool]:
 def _content_root(root: html.HtmlElement) -> html.HtmlElement:
     """Return the top-level element that holds the page.
 
-    libxml2 can leave an empty first <html> and put the page into a second top-level <html>
-    (seen on an L3S-GN1 page whose <html> start tag is cut: ``<html x" /></a></td>...``); code
-    that walks ``root`` would then see no text at all. The first top-level sibling with children
-    is taken instead of an empty root.
+    libxml2 can leave the page in a second top-level <html> (seen on an L3S-GN1 page whose <html>
+    start tag is cut: ``<html x" /></a></td>...``; also after a stray ``</html>``): code that walks
+    ``root`` would then see no text at all. Among the top-level elements, the first whose <body>
+    has content is taken, else the first with any content, else ``root``.
     """
-    if len(root) or root.text:
+    siblings = [element for element in root.itersiblings() if isinstance(element.tag, str)]
+    if not siblings:
         return root
-    for sibling in root.itersiblings():
-        if isinstance(sibling.tag, str) and len(sibling):
-            return sibling
+    candidates = [root, *siblings]
+    for candidate in candidates:
+        body = candidate.find("body")
+        if body is not None and (len(body) or (body.text and body.text.strip())):
+            return candidate
+    for candidate in candidates:
+        if len(candidate) or (candidate.text and candidate.text.strip()):
+            return candidate
     return root
 
 

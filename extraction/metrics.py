@@ -62,12 +62,13 @@ def _jieba() -> Any:
     return jieba
 
 
-def jieba_tokens(text: str | None) -> list[str]:
-    """Return jieba's words of the text (jieba.lcut, default mode), keeping only tokens that
+def jieba_tokens(text: str | None, hmm: bool = True) -> list[str]:
+    """Return jieba's words of the text (jieba.lcut, default mode; ``hmm`` False turns off its HMM
+    for words missing from the dictionary, about twice as fast), keeping only tokens that
     contain at least one `\\w` character (punctuation and whitespace are dropped)."""
     if not text:
         return []
-    return [token for token in _jieba().lcut(text) if _WORD_RE.search(token)]
+    return [token for token in _jieba().lcut(text, HMM=hmm) if _WORD_RE.search(token)]
 
 
 # --- article-body shingle metric --------------------------------------------------------------

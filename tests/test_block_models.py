@@ -12,7 +12,7 @@ import onnxruntime as ort
 import pytest
 
 from extraction.block_features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES, block_features
-from extraction.blockclf import MODELS_DIR, BlockModels
+from extraction.blockclf import MODELS_DIR, BlockModels, classify
 from extraction.blocks import page_blocks
 from extraction.folds import HELD_OUT_FOLD, TRAIN_DATASETS
 from extraction.html import parse_html
@@ -192,3 +192,12 @@ def test_shipped_block_model_separates_article_from_navigation() -> None:
         if node is not None:
             by_id.setdefault(node.get("id"), []).append(float(probability))
     assert max(by_id["story"]) > models.blocks.threshold > max(by_id["menu"])
+
+
+def test_classify_without_trimming_keeps_every_paragraph_of_kept_blocks() -> None:
+    root = parse_html(_hand_made_page())
+    trimmed = classify(root)
+    whole = classify(root, trim=False)
+    assert whole.kept == trimmed.kept and np.array_equal(whole.probabilities, trimmed.probabilities)
+    assert all(all(flags) for flags in whole.paragraphs)
+    assert [len(flags) for flags in whole.paragraphs] == [len(block.paragraphs) for block in whole.blocks]

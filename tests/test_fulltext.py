@@ -31,6 +31,9 @@ def test_page_behind_an_empty_first_html_element_is_found() -> None:
     root = parse_html('<!DOCTYPE html><html x" /></a></td><td>Hello <b>there</b></td><p>Para</p></html>')
     assert [child.tag for child in root] == ["body"]
     assert visible_text(root) == "Hello there\nPara"
+    # A first <html> with only a head, the body in a second one (a stray </html>).
+    root = parse_html("<html><head><title>T</title></head></html><html><body><p>Text</p></body></html>")
+    assert visible_text(root) == "Text" and page_title(root) == "T"
 
 
 def test_very_deep_nesting_keeps_text() -> None:

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import gzip
+from pathlib import Path
+
 import numpy as np
 import pytest
 
 pytest.importorskip("torch", reason="torch is a training extra (make extras)")
 
-from models.training.train_web2text import WINDOW, Data, page_f1, standardisation, windows
+from extraction.datasets import Page
+from models.training.train_web2text import WINDOW, Data, load_data, page_f1, pair_labels, standardisation, windows
 
 
 def _data() -> Data:
@@ -47,3 +51,22 @@ def test_page_f1_weights_by_characters() -> None:
     assert page_f1(np.asarray([1, 1, 0]), gold, chars) == 1.0
     assert page_f1(np.asarray([0, 1, 1]), gold, chars) == pytest.approx(2 * 30 / (90 + 40))
     assert page_f1(np.zeros(3, dtype=np.int64), np.zeros(3, dtype=np.int64), chars) == 1.0
+
+
+def _page(tmp_path: Path, name: str, body: str, gold: str) -> Page:
+    path = tmp_path / f"{name}.html.gz"
+    path.write_bytes(gzip.compress(f"<html><body>{body}</body></html>".encode()))
+    return Page(dataset="test", page_id=name, html_path=path, url=f"http://{name}.test/", gold_text=gold)
+
+
+def test_load_data_aligns_edges_and_pair_labels_across_a_page_without_text(tmp_path: Path) -> None:
+    pages = [_page(tmp_path, "a", "<p>Storm hits the coast</p><p>Home</p><p>Rain falls all day</p>",
+                   "Storm hits the coast Rain falls all day"),
+             _page(tmp_path, "b", "<img src='x.png'>", ""),
+             _page(tmp_path, "c", "<p>Menu</p><p>Council votes on the plan</p>", "Council votes on the plan")]
+    data = load_data(pages, use_cache=False)
+    assert data.offsets.tolist() == [0, 3, 3, 5] and data.edge_offsets.tolist() == [0, 2, 2, 3]
+    assert data.y.tolist() == [1, 0, 1, 0, 1]
+    # Page c's one edge joins "Menu" (0) and the article (1): label 2 * 0 + 1.
+    assert pair_labels(data).tolist() == [2, 1, 1]
+    assert len(data.page(2)[1]) == 1 and len(data.page(1)[1]) == 0

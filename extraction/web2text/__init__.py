@@ -4,8 +4,8 @@
 and 25 edge features, ``viterbi`` decodes the potentials, ``model`` runs the ONNX networks
 (method ``web2text``), ``ensemble`` joins them with the SVM block classifier (method
 ``svm-web2text``). The networks are trained by ``models/training/train_web2text.py``.
-A package rather than one module: the four parts are each tested on their own, and the training
-code imports ``cdom`` and ``features`` without loading onnxruntime sessions.
+A package rather than one module: its parts are each tested on their own, and the training code
+imports ``cdom`` and ``features`` without loading onnxruntime sessions.
 """
 
 from __future__ import annotations

@@ -18,8 +18,9 @@ Our reading, written down where the paper is silent:
   collapse: a node with one child becomes that child, and the merged node keeps the tags of the
   whole chain, outermost first (``<ul><li><a>x</a></li></ul>`` is one leaf with tags
   ``("ul", "li", "a")``). A text leaf that has element siblings has no tags of its own.
-* The walk starts at ``<body>`` (the whole document when there is none) and is iterative:
-  pages can be thousands of levels deep.
+* The walk starts where the block classifier's does (``extraction.blocks.walk_top``: the
+  ``<body>``, else the element given) and is iterative: pages can be thousands of levels deep.
+  Comments count only for the text after them (their tails).
 
 Each leaf also carries what its features need from the raw tree before collapsing: flags of
 its ancestors (inside a link, heading, list item, table cell, nav-like or article-like element,
@@ -34,7 +35,8 @@ from dataclasses import dataclass
 
 from lxml import etree, html
 
-from extraction.block_features import CLASS_GROUPS, class_groups
+from extraction.block_features import CLASS_GROUPS, element_groups
+from extraction.blocks import walk_top
 from extraction.fulltext import BLOCK_TAGS as LINE_BREAK_TAGS
 from extraction.fulltext import INVISIBLE_TAGS, is_hidden
 
@@ -110,14 +112,11 @@ class _Raw:
 
 def _element_flags(element: html.HtmlElement, tag: str) -> int:
     flags = _TAG_FLAGS.get(tag, 0)
-    cls = element.get("class")
-    ident = element.get("id")
-    if cls or ident:
-        groups = class_groups(f"{cls or ''} {ident or ''}")
-        if groups & _NOISE_GROUPS:
-            flags |= UNDER_NOISE_CLASS
-        if groups & _CONTENT_GROUPS:
-            flags |= UNDER_CONTENT_CLASS
+    groups = element_groups(element)
+    if groups & _NOISE_GROUPS:
+        flags |= UNDER_NOISE_CLASS
+    if groups & _CONTENT_GROUPS:
+        flags |= UNDER_CONTENT_CLASS
     return flags
 
 
@@ -135,8 +134,7 @@ def _finish(raw: _Raw) -> _Raw | None:
 
 def collapse(root: html.HtmlElement) -> CDom:
     """Return the collapsed DOM of a parsed page (``root`` a document or any element)."""
-    bodies = root.xpath("//body") if root.tag == "html" else []
-    top = bodies[0] if bodies else root
+    top = walk_top(root)  # the block classifier's top too, so that both see the same text
     texts: list[str] = []
     flags: list[int] = []
     breaks: list[bool] = []
@@ -158,10 +156,10 @@ def collapse(root: html.HtmlElement) -> CDom:
             breaks.append(pending_break and len(texts) > 1)
             pending_break = False
 
-    for event, element in etree.iterwalk(top, events=("start", "end")):
+    for event, element in etree.iterwalk(top, events=("start", "end", "comment", "pi")):
         tag = element.tag
-        if not isinstance(tag, str):  # comments, processing instructions: only their tails count
-            if event == "end" and not skip_depth:
+        if event in ("comment", "pi") or not isinstance(tag, str):  # only their tails count
+            if event in ("comment", "pi") and not skip_depth:
                 add_text(element.tail, element.getparent())
             continue
         if event == "start":

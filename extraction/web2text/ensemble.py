@@ -72,12 +72,12 @@ def extract_ensemble(root: html.HtmlElement, url: str | None = None) -> Extracti
     if not len(page):
         return Extraction(method=NAME, text="", title=page_title(root))
     model = shared_model()
-    labelling = model.label(page)
-    decision = classify(root)
+    w2t_p = model.unary_probabilities(page)
+    decision = classify(root, trim=False)  # the paragraph model's decisions would go unused
     blocks = leaf_blocks(page, decision)
     # One extra entry at the end answers index -1 (a leaf in no block): P 0, not kept.
     svm_p = np.append(np.asarray(decision.probabilities, dtype=np.float64), 0.0)[blocks]
-    keep = combine(svm_p, shared_block_models().blocks.threshold, labelling.unary[:, 1], model.threshold)
+    keep = combine(svm_p, shared_block_models().blocks.threshold, w2t_p, model.threshold)
     if not keep.any():
         keep = np.asarray([*decision.kept, False], dtype=bool)[blocks]
     return Extraction(method=NAME, text=content_text(page, keep.astype(np.int64)), title=page_title(root))

@@ -14,23 +14,29 @@ whether the text holds an e-mail address, a URL, a year (1900-2099), a copyright
 its last leaf ends a sentence; log1p of children and of leaves; depth over the page's deepest
 node; relative position (index of its first leaf over the number of leaves).
 
-**Block features** (128) of leaf *i*: the node statistics of the leaf (20), its parent (20), its
-grandparent (20; the root when the tree is shallower) and the root (20, the page as a whole:
-"stop-word ratio of the whole page"); tag one-hots (``TAG_GROUPS``, 16) of the leaf's merged
-tags and of its parent's; and 16 leaf extras (``LEAF_EXTRAS``): the same text on another leaf of
-the page (and log1p of how many), starts with a digit / an upper-case letter, ends with a colon,
-holds a separator (| » › · • >), inside a link / heading / list item / table cell / nav-like
-element / article-like element, under a noise / content class or id (the groups of
+**Block features** (128) of leaf *i*, in this order: the node statistics of the leaf (20); 16
+leaf extras (``LEAF_EXTRAS``): the same text on another leaf of the page (and log1p of how
+many), starts with a digit / an upper-case letter, ends with a colon, holds a separator
+(| » › · • >), inside a link / heading / list item / table cell / nav-like element /
+article-like element, under a noise / content class or id (the groups of
 ``extraction.block_features.CLASS_GROUPS``), characters before the leaf over the page's
-characters, and the leaf's characters over its parent's.
+characters, and the leaf's characters over its parent's; tag one-hots (``TAG_GROUPS``, 16) of
+the leaf's merged tags; the node statistics of its parent (20) and the parent's tag one-hots
+(16); the node statistics of its grandparent (20; the root when the tree is shallower) and of
+the root (20, the page as a whole: "stop-word ratio of the whole page"). Four columns are
+constant by construction, kept so that every node has the same 20 statistics: a leaf's
+children (0) and leaves (1), the root's depth and position (0); standardisation maps them to 0.
 
 **Edge features** (25) of leaves *i*, *i+1*: tree distance (levels from both to their first common
 ancestor, summed) one-hots for 2, 3, 4 and > 4; a line break between them in the unstyled page
 (``CDom.breaks``); the node statistics of their common ancestor (20).
 
-Words: text with a Han character is cut by jieba (``jieba.cut``, HMM off: the dictionary words
-are enough to find stop words, and it is about twice as fast), other text into ``\\w+`` tokens.
-Stop words: ``extraction/data/stop_words_en.txt`` and ``stop_words_zh.txt`` (documented lists).
+Words: text with a Han character is cut by jieba with its HMM off (``block_features.text_tokens``;
+about twice as fast, and the HMM only guesses words missing from the dictionary), other text into
+``\\w+`` tokens. Traditional characters, which jieba's dictionary mostly lacks, then come out one
+per word, so the Chinese list also holds the single characters of the traditional function
+words. Stop words: ``extraction/data/stop_words_en.txt`` and ``stop_words_zh.txt``.
+Upper-case ratio: ``str.isupper`` characters over letters (any script with case).
 Sentences of a node: runs of . ! ? 。 ！ ？ below it, plus one when its text has a word after the
 last of them.
 
@@ -44,16 +50,15 @@ from __future__ import annotations
 import functools
 import itertools
 import re
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from extraction.block_features import read_word_lists, text_tokens
 from extraction.web2text import cdom as cd
 from extraction.web2text.cdom import CDom
 
-FEATURE_VERSION = 1
-DATA_DIR = Path(__file__).resolve().parent.parent / "data"
+FEATURE_VERSION = 2
 STOP_WORD_FILES = ("stop_words_en.txt", "stop_words_zh.txt")
 TEXT_CACHE_SIZE = 16384
 
@@ -121,7 +126,6 @@ _WORD_RE = re.compile(r"\w+")
 _SENTENCE_END_RE = re.compile(r"[.!?\u3002\uff01\uff1f]+")
 _PUNCT_RE = re.compile(r"[^\w\s]")
 _DIGIT_RE = re.compile(r"\d")
-_UPPER_RE = re.compile(r"[A-Z\u00c0-\u00de\u0391-\u03a9\u0410-\u042f]")
 _LETTER_RE = re.compile(r"[^\W\d_]")
 _EMAIL_RE = re.compile(r"[\w.+-]+@[\w-]+\.[\w.-]*\w")
 _URL_RE = re.compile(r"https?://|\bwww\.\w", re.IGNORECASE)
@@ -141,23 +145,12 @@ NEUTRAL, CLOSED, OPEN = 0, 1, 2
 @functools.cache
 def stop_words() -> frozenset[str]:
     """Return the entries of the stop-word lists (``STOP_WORD_FILES``), lower-cased."""
-    words: set[str] = set()
-    for name in STOP_WORD_FILES:
-        for line in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
-            entry = line.strip().lower()
-            if entry and not entry.startswith("#"):
-                words.add(entry)
-    return frozenset(words)
+    return read_word_lists(STOP_WORD_FILES)
 
 
 def words_of(text: str) -> list[str]:
-    """Return the words of ``text``: jieba words (HMM off) holding a ``\\w`` when it has a Han
-    character, else its ``\\w+`` matches."""
-    if _HAN_RE.search(text):
-        from extraction.metrics import _jieba  # lazy: the dictionary loads in about a second
-
-        return [token for token in _jieba().cut(text, HMM=False) if _WORD_RE.search(token)]
-    return _WORD_RE.findall(text)
+    """Return the words of ``text`` as the features count them (module docstring)."""
+    return text_tokens(text, hmm=False)
 
 
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
@@ -175,7 +168,7 @@ def text_stats(text: str) -> tuple[tuple[int, ...], tuple[bool, bool, bool, bool
     state = (OPEN if _WORD_RE.search(text, ends[-1].end()) else CLOSED) if ends else OPEN if words else NEUTRAL
     counts = (
         len(text), 0, len(words), word_chars, stop_count, sentences, len(_PUNCT_RE.findall(text)),
-        len(_DIGIT_RE.findall(text)), len(_UPPER_RE.findall(text)), len(_LETTER_RE.findall(text)),
+        len(_DIGIT_RE.findall(text)), sum(map(str.isupper, text)), len(_LETTER_RE.findall(text)),
         len(_HAN_RE.findall(text)), int(bool(_EMAIL_RE.search(text))), int(bool(_URL_RE.search(text))),
         int(bool(_YEAR_RE.search(text))), int(bool(_COPYRIGHT_RE.search(text))),
     )

@@ -114,6 +114,11 @@ class Web2TextModel:
         pairwise = _run(self.pairwise, (edge - self.edge_mean) * self.edge_scale, 4)
         return unary, pairwise
 
+    def unary_probabilities(self, page: CDom) -> FloatArray:
+        """Return the unary network's P(content) per leaf (no pairwise network, no decoding)."""
+        block, _ = page_features(page)
+        return _run(self.unary, (block - self.block_mean) * self.block_scale, 2)[:, 1]
+
     def label(self, page: CDom) -> Labelling:
         """Return the decoded labels of a page's leaves, with the potentials they come from."""
         block, edge = page_features(page)

@@ -268,15 +268,8 @@ def _structure_features(root: html.HtmlElement) -> list[float]:
                 articles += 1
             elif tag == "time":
                 times += 1
-            piece = _length(node.text)
-            frames[-1].chars += piece
-            total += piece
-            if in_link:
-                frames[-1].link_chars += piece
-            if in_p:
-                p_chars += piece
-            continue
-        if event == "end":
+            piece = _length(node.text)  # the element's own text, counted below like a tail
+        elif event == "end":
             if skipped:
                 skipped = False
             else:
@@ -308,8 +301,9 @@ def _structure_features(root: html.HtmlElement) -> list[float]:
                         group[1] += frame.chars
             if node is top:
                 break
-        # The end of an element, a comment or a processing instruction: its tail is the parent's text.
-        piece = _length(node.tail)
+            piece = _length(node.tail)  # after an element's end, its tail is the parent's text
+        else:  # a comment or a processing instruction: only its tail is text
+            piece = _length(node.tail)
         if piece and frames:
             frames[-1].chars += piece
             total += piece

@@ -50,6 +50,7 @@ from __future__ import annotations
 import functools
 import itertools
 import re
+from collections import Counter
 
 import numpy as np
 import numpy.typing as npt
@@ -225,9 +226,7 @@ def page_features(page: CDom) -> tuple[FloatArray, FloatArray]:
     root_stats = np.broadcast_to(stats[0], (n, len(NODE_STATS)))
 
     texts = page.texts
-    seen: dict[str, int] = {}
-    for text in texts:
-        seen[text] = seen.get(text, 0) + 1
+    seen = Counter(texts)
     duplicates = np.asarray([seen[text] - 1 for text in texts], dtype=np.float64)
     flag_values = np.asarray(page.flags, dtype=np.int64)
     total_chars = max(prefix[n, _CHARS], 1.0)

@@ -54,6 +54,7 @@ from extraction.pagetype import (
     parity_inputs,
     prepare_screenshot,
 )
+from models.training.onnx_export import WithSoftmax
 from models.training.pagetype_data import default_cache, read_manifest
 from models.training.pagetype_meta import PAGETYPE_DIR, update_meta
 
@@ -119,15 +120,6 @@ class SmallResNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.head(self.stages(self.stem(x)))
-
-
-class WithSoftmax(nn.Module):
-    def __init__(self, model: nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(self.model(x), dim=1)
 
 
 def build(name: str) -> nn.Module:

@@ -66,6 +66,7 @@ from extraction.web2text.cdom import collapse
 from extraction.web2text.features import BINARY_BLOCK, BINARY_EDGE, BLOCK_FEATURES, EDGE_FEATURES, FEATURE_VERSION
 from extraction.web2text.model import INPUT_NAME, MODEL_DIR, OUTPUT_NAME, PAIRWISE_FILE, UNARY_FILE, decode
 from models.training.block_data import cache_dir
+from models.training.onnx_export import WithSoftmax
 
 logger = logging.getLogger("train_web2text")
 
@@ -192,17 +193,6 @@ class SequenceCNN(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         return self.layers(x)
-
-
-class WithSoftmax(nn.Module):
-    """The exported graph: softmax over the classes inside."""
-
-    def __init__(self, model: nn.Module) -> None:
-        super().__init__()
-        self.model = model
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        return torch.softmax(self.model(x), dim=1)
 
 
 def standardisation(x: FloatArray, binary: Sequence[bool]) -> tuple[FloatArray, FloatArray]:

@@ -2,8 +2,8 @@
 
 ``python -m bench.lists_eval [--out-dir DIR]``. Two measurements:
 
-* **WCXB-dev held-out list pages** (``extraction.folds.held_out_pages``, WCXB types listing and
-  collection, gold present): bag-of-words P/R/F1 macro over pages (``extraction.metrics.bow_prf`` /
+* **WCXB-dev held-out list pages** (``evaluation.folds.held_out_pages``, WCXB types listing and
+  collection, gold present): bag-of-words P/R/F1 macro over pages (``evaluation.metrics.bow_prf`` /
   ``macro_prf``, what ``scrapy evaluate`` scores WCXB with), per WCXB type and together, and pages/s
   of each candidate timed around the call on the decoded HTML (parsing included: trafilatura parses
   for itself), with one untimed warm-up page;
@@ -23,13 +23,13 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from extraction.baselines import load_baseline
-from extraction.encoding import decode_html
-from extraction.folds import held_out_pages
-from extraction.html import parse_html
+from evaluation.baselines import load_baseline
+from evaluation.folds import held_out_pages
+from evaluation.metrics import PRF, bow_prf, macro_prf
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
 from extraction.iawce import extract_list
 from extraction.lists import extract_list_page
-from extraction.metrics import PRF, bow_prf, macro_prf
 
 Candidate = Callable[[str, "str | None"], str]
 GROUPS = ("listing", "collection", "all")
@@ -111,7 +111,7 @@ def report() -> str:
     lines = [
         f"# List pages: ours vs trafilatura vs iawce-list ({dt.date.today().isoformat()})",
         "",
-        "`python -m bench.lists_eval`. WCXB-dev held-out fold (extraction/folds.py), list pages with gold: "
+        "`python -m bench.lists_eval`. WCXB-dev held-out fold (evaluation/folds.py), list pages with gold: "
         f"listing {counts['listing']}, collection {counts['collection']}, all {counts['all']}. Metric: WCXB "
         "lower-cased `\\w+` bag-of-words, macro over pages (the `scrapy evaluate` metric). pages/s: decoded "
         "HTML in, text out (parse included), one process, this machine.",

@@ -1,11 +1,11 @@
 """Held-out evaluation and latency of the shipped DOM/URL page-type model (``models/pagetype/dom.onnx``).
 
 ``python -m bench.pagetype_dom_eval [--model-dir DIR] [--out FILE]``. Every page is decoded and
-parsed as the crawl does, typed by ``extraction.pagetype_dom.dom_features`` plus onnxruntime, one
-page at a time (the crawl's case), and compared with the DOM rule of ``extraction.pipeline``
+parsed as the crawl does, typed by ``extraction.pagetype.features.dom_features`` plus onnxruntime, one
+page at a time (the crawl's case), and compared with the DOM rule of ``extraction.process``
 (``page_type_rule``, article or list only). None of these pages trained or selected the model:
 
-* wcxb-dev, held-out fold (``extraction.folds``): 3-class accuracy; article vs list on the pages
+* wcxb-dev, held-out fold (``evaluation.folds``): 3-class accuracy; article vs list on the pages
   labelled article or list (article when p_article >= p_list);
 * article-vs-nonarticle (eval only): article (argmax) vs anything else;
 * gne-chinese (eval only, pages without URL): article vs list by p_article vs p_list.
@@ -33,12 +33,12 @@ import numpy as np
 import numpy.typing as npt
 import onnxruntime as ort
 
-from extraction.datasets import iter_pages
-from extraction.encoding import decode_html
-from extraction.folds import held_out
-from extraction.html import parse_html
-from extraction.pagetype_dom import DOM_FEATURE_VERSION, DOM_FEATURES, URL_FEATURES, dom_features
-from extraction.pipeline import page_type_rule
+from evaluation.datasets import iter_pages
+from evaluation.folds import held_out
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
+from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, URL_FEATURES, dom_features
+from extraction.process import page_type_rule
 
 logger = logging.getLogger("bench.pagetype_dom_eval")
 
@@ -63,7 +63,7 @@ def load_model(model_dir: Path) -> tuple[ort.InferenceSession, dict[str, Any]]:
     """Return the ONNX session and the "dom" meta section; raises SystemExit when they do not fit the code."""
     meta = json.loads((model_dir / "meta.json").read_text(encoding="utf-8"))["dom"]
     if meta["features"] != list(DOM_FEATURES) or meta["feature_version"] != DOM_FEATURE_VERSION:
-        raise SystemExit(f"{model_dir / 'meta.json'}: features or feature_version differ from extraction.pagetype_dom")
+        raise SystemExit(f"{model_dir / 'meta.json'}: features or feature_version differ from pagetype.features")
     if tuple(meta["classes"]) != CLASSES:
         raise SystemExit(f"unexpected classes {meta['classes']}")
     session = ort.InferenceSession(str(model_dir / meta["file"]), providers=["CPUExecutionProvider"])
@@ -224,7 +224,7 @@ def report(results: list[Result], parse_ms: list[float], model_ms: list[float], 
         for name, pairs, rows, columns in tasks(results, no_url):
             lines += [f"**{name}**: accuracy {accuracy(pairs):.3f} on {len(pairs)} pages", "",
                       *table(confusion(pairs, rows, columns), rows, columns), ""]
-    lines += ["## The pipeline's DOM rule on the same pages (`extraction.pipeline.page_type_rule`)", "",
+    lines += ["## The pipeline's DOM rule on the same pages (`extraction.process.page_type_rule`)", "",
               "| task | pages | accuracy |", "|---|---|---|"]
     lines += [f"| {name} | {count} | {value:.3f} |" for name, value, count in rule_tasks(results)]
     lines += [

@@ -31,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from extraction.pagetype import CLASSES, MODELS_DIR, PageTypeModels, fuse, load_gray
+from extraction.pagetype.models import CLASSES, MODELS_DIR, PageTypeModels, fuse, load_gray
 from models.training.pagetype_data import default_cache, read_manifest
 from models.training.pagetype_meta import read_meta, update_meta
 
@@ -115,9 +115,9 @@ def score(preds: dict[Key, np.ndarray], truth: dict[Key, str]) -> dict[str, Any]
 
 def latency(cache: Path, pages: int) -> dict[str, dict[str, float]]:
     """Per-page decision time (ms) of each model on held-out pages, from PNG / HTML."""
-    from extraction.datasets import iter_pages
-    from extraction.encoding import decode_html
-    from extraction.html import parse_html
+    from evaluation.datasets import iter_pages
+    from extraction.dom.encoding import decode_html
+    from extraction.dom.html import parse_html
 
     models = PageTypeModels.load(MODELS_DIR)
     records = [r for r in read_manifest(cache) if r["dataset"] == "article-vs-nonarticle" and r.get("png")][:pages]

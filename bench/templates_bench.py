@@ -40,14 +40,14 @@ from typing import Any
 
 from lxml import html
 
-from crawler.template_library import TemplateLibrary, TemplatesConfig
-from crawler.template_store import Candidate, TemplateStore, open_store
+from evaluation.datasets import dataset_path, iter_pages
+from evaluation.datasets.msv_big5 import BIG5_SUBSETS
 from extraction import templates as algo
-from extraction.datasets import dataset_path, iter_pages
-from extraction.datasets.msv_big5 import BIG5_SUBSETS
-from extraction.encoding import decode_html
-from extraction.html import parse_html
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
 from extraction.templates import BatchCache, Leaf, Template, TemplateSet, leaf_tags
+from templates_db.library import TemplateLibrary, TemplatesConfig
+from templates_db.store import Candidate, TemplateStore, open_store
 
 logger = logging.getLogger("bench.templates_bench")
 
@@ -359,7 +359,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets-dir", type=Path, default=None, help="default: $DATASETS_DIR or ../shared/datasets")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
-    logging.getLogger("crawler.template_library").setLevel(logging.WARNING)
+    logging.getLogger("templates_db.library").setLevel(logging.WARNING)
     start = time.perf_counter()
     load_before = os.getloadavg()
     results = run(args)

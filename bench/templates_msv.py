@@ -42,17 +42,17 @@ from typing import Any
 from lxml import etree, html
 
 from bench.templates_report import dump_json, markdown
-from crawler.template_library import TemplateLibrary, TemplatesConfig
-from crawler.template_store import open_store
+from evaluation.datasets import dataset_path, iter_pages
+from evaluation.datasets.msv_big5 import BIG5_SUBSETS
+from evaluation.metrics import PageCounts, corpus_prf, shingle_counts, word_tokens
 from extraction import templates as algo
-from extraction.datasets import dataset_path, iter_pages
-from extraction.datasets.msv_big5 import BIG5_SUBSETS
-from extraction.encoding import decode_html
-from extraction.fulltext import INVISIBLE_TAGS, is_hidden, visible_text
-from extraction.html import parse_html
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
+from extraction.dom.text import INVISIBLE_TAGS, is_hidden, visible_text
 from extraction.methods import extract_tree
-from extraction.metrics import PageCounts, corpus_prf, shingle_counts, word_tokens
 from extraction.templates import BatchCache, Decision, GuardRule, Leaf, Template, TemplateSet, denoise, leaf_tags
+from templates_db.library import TemplateLibrary, TemplatesConfig
+from templates_db.store import open_store
 
 logger = logging.getLogger("bench.templates_msv")
 
@@ -511,7 +511,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--datasets-dir", type=Path, default=None, help="default: $DATASETS_DIR or ../shared/datasets")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
-    logging.getLogger("crawler.template_library").setLevel(logging.ERROR)  # batch/drift lines per site: noise here
+    logging.getLogger("templates_db.library").setLevel(logging.ERROR)  # batch/drift lines per site: noise here
     start = time.perf_counter()
     pages = load_pages(args.limit_sites, args.datasets_dir)
     logger.info("loaded %d pages of %d sites in %.1f s", len(pages), len({p.site for p in pages}),

@@ -127,7 +127,7 @@ def markdown(report: dict[str, Any]) -> str:
     for k in loo["kept_by_guard_top"]:
         out.append(f"| {k['site']} | {k['reason']} | {k['tag']} | {_cut(k['text'])} | {k['pages']} | {k['in_gold']} |")
     out += ["", "## b. Extraction F1 with and without the template stage", "",
-            "msv-big5 has no metric configured in `extraction/evaluation.py` (`metric_for` raises for it); used "
+            "msv-big5 has no metric configured in `evaluation/harness.py` (`metric_for` raises for it); used "
             "here: the article-body shingle metric over `\\w+` tokens (`shingle_counts` + `corpus_prf`), the "
             "one `scrapy evaluate` uses for the other English news sets (cleaneval, l3s-gn1, dragnet). "
             "\"denoised\" = the leave-one-out cleaning of part a, then the method.", "",

@@ -3,12 +3,12 @@
 ``python -m bench.web2text_comments [--top N]``. Two measurements behind the README's Web2Text section:
 
 * **Comments in the training labels**: over the article pages of the train sets
-  (``extraction.folds.training_pages``), the characters of CDOM leaves that lie under an element
-  whose class or id has a token of the ``comment`` group (``extraction.block_features.CLASS_GROUPS``),
-  and the share of them that the alignment labels content (``extraction.labels.label_texts``),
+  (``evaluation.folds.training_pages``), the characters of CDOM leaves that lie under an element
+  whose class or id has a token of the ``comment`` group (``extraction.blockclf.features.CLASS_GROUPS``),
+  and the share of them that the alignment labels content (``evaluation.labels.label_texts``),
   per dataset.
 * **Dragnet held-out pages** where ``web2text`` loses most shingle precision against ``pipeline``
-  (``extraction.metrics.shingle_counts``), each with the mean precision/recall differences over
+  (``evaluation.metrics.shingle_counts``), each with the mean precision/recall differences over
   the set and, per page, the first lines that Web2Text keeps and the gold mostly lacks, to read.
 
 Printed only (nothing written).
@@ -21,14 +21,14 @@ import sys
 from collections import defaultdict
 from collections.abc import Sequence
 
-from extraction.block_features import CLASS_GROUPS, element_groups
-from extraction.datasets import ARTICLE
-from extraction.encoding import decode_html
-from extraction.folds import held_out_pages, training_pages
-from extraction.html import parse_html
-from extraction.labels import label_texts
+from evaluation.datasets import ARTICLE
+from evaluation.folds import held_out_pages, training_pages
+from evaluation.labels import label_texts
+from evaluation.metrics import shingle_counts, word_tokens
+from extraction.blockclf.features import CLASS_GROUPS, element_groups
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
 from extraction.methods import extract
-from extraction.metrics import shingle_counts, word_tokens
 from extraction.web2text.cdom import collapse
 
 COMMENT_GROUP = 1 << [name for name, _ in CLASS_GROUPS].index("comment")

@@ -6,7 +6,7 @@ on the held-out sets, one core.
 
 For each held-out set of the SVM issue (``scrapy evaluate --split held-out``: CleanEval final,
 WCXB-dev articles, chinese-wced-dev, L3S-GN1, Dragnet test; pages of sites no shipped model
-trained on) one ``extraction.evaluation.evaluate_dataset`` run scores every candidate on the
+trained on) one ``evaluation.harness.evaluate_dataset`` run scores every candidate on the
 same decoded pages with the dataset's own metric, each call timed alone (parsing included).
 The process is pinned to one CPU core (``os.sched_setaffinity``) and onnxruntime runs one thread,
 so pages/s is one-core throughput; the ratio to trafilatura is taken within each run.
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from extraction.evaluation import HELD_OUT, EvalResult, evaluate_dataset
+from evaluation.harness import HELD_OUT, EvalResult, evaluate_dataset
 
 logger = logging.getLogger("bench.web2text_eval")
 

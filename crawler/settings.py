@@ -83,15 +83,15 @@ DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.templates.TemplateLibraryMiddleware": 570,  # sees the text as decoded
 }
 
-# --- page type (paper 000; extraction/pagetype.py, models/pagetype/) ---------------------
+# --- page type (paper 000; extraction/pagetype/models.py, models/pagetype/) ---------------------
 PAGETYPE_ENABLED = True  # off: the block stage types pages with the DOM/URL model alone
 PAGETYPE_MODEL_DIR = ""  # folder with meta.json and the ONNX models (empty: models/pagetype/)
 
-# --- block classifier (papers 003 and 004; extraction/blockclf.py, models/) ------------
+# --- block classifier (papers 003 and 004; extraction/blockclf/classifier.py, models/) ------------
 BLOCKS_ENABLED = True  # off: the full text is exported (extraction_method "fulltext")
 BLOCKS_MODEL_DIR = ""  # folder with meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
 
-# --- per-site template library (paper 004; crawler/template_library.py) -----------------
+# --- per-site template library (paper 004; templates_db/library.py) -----------------
 TEMPLATES_ENABLED = True  # off: no learning, no template cleaning
 TEMPLATES_STORE = "templates_db"  # folder holding templates.sqlite3 (or a .sqlite3 path)
 TEMPLATES_LEARN = True  # off: apply the stored templates only (the middleware is disabled)

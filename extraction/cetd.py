@@ -18,7 +18,7 @@ tau = TAU_LAMBDA x sigma, sigma the population standard deviation of TPR over th
 nodes (each text node contributes the TPR of its path), with TAU_LAMBDA = 1. On a page where
 all text shares one path (sigma = 0) every text node is a content node.
 
-Everything is linear in the number of nodes: one statistics walk (extraction.domstats), then
+Everything is linear in the number of nodes: one statistics walk (extraction.dom.stats), then
 passes over its arrays.
 """
 
@@ -30,11 +30,11 @@ from dataclasses import dataclass
 
 from lxml import html
 
-from extraction.domstats import DomStats, compute_stats
-from extraction.fulltext import visible_text
-from extraction.html import page_title
+from extraction.dom.html import page_title
+from extraction.dom.preprocess import preprocess
+from extraction.dom.stats import DomStats, compute_stats
+from extraction.dom.text import visible_text
 from extraction.methods import Extraction, register
-from extraction.preprocess import preprocess
 
 NAME = "cetd-tpc"
 # tau = TAU_LAMBDA x std(TPR): CEPR's/CETR's threshold form (paper 001, section 3, step 3-5,

@@ -1,6 +1,6 @@
 """I-AWCE type-specific extraction (paper 000, section 2, algorithms 1 and 2).
 
-Both algorithms run after paper 000's noise removal (``extraction.preprocess``: script, style,
+Both algorithms run after paper 000's noise removal (``extraction.dom.preprocess``: script, style,
 head, nav; link blocks on article pages). Text lengths are whitespace-collapsed character
 counts (``domstats`` CN), which is "wordcount" for Chinese and a character count elsewhere.
 
@@ -34,10 +34,10 @@ from urllib.parse import urljoin
 from lxml import html
 
 from extraction.cetd import block_text
-from extraction.domstats import DomStats, compute_stats
-from extraction.html import page_title
+from extraction.dom.html import page_title
+from extraction.dom.preprocess import ARTICLE_NOISE, LIST_NOISE, preprocess
+from extraction.dom.stats import DomStats, compute_stats
 from extraction.methods import Extraction, ListEntry, register
-from extraction.preprocess import ARTICLE_NOISE, LIST_NOISE, preprocess
 
 ARTICLE_NAME = "iawce-article"
 LIST_NAME = "iawce-list"

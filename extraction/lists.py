@@ -39,11 +39,11 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from lxml import html
 
-from extraction.domstats import DomStats, compute_stats
-from extraction.fulltext import visible_text
-from extraction.html import page_title
+from extraction.dom.html import page_title
+from extraction.dom.preprocess import PreprocessOptions, preprocess, remove_keep_tail
+from extraction.dom.stats import DomStats, compute_stats
+from extraction.dom.text import visible_text
 from extraction.methods import Extraction, ListEntry, register
-from extraction.preprocess import PreprocessOptions, preprocess, remove_keep_tail
 
 NAME = "list"
 # Paper 000's noise removal without <form> (whole ASP.NET pages live in one) and without <nav>

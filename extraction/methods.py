@@ -14,8 +14,8 @@ from dataclasses import dataclass, field
 
 from lxml import html as lxml_html
 
-from extraction.fulltext import visible_text
-from extraction.html import page_title, parse_html
+from extraction.dom.html import page_title, parse_html
+from extraction.dom.text import visible_text
 
 
 @dataclass(frozen=True)
@@ -72,8 +72,9 @@ def extract_tree(root: lxml_html.HtmlElement, method: str = "fulltext", url: str
 
 
 # Algorithm modules register themselves on import; listed here so that every caller sees them.
-_ALGORITHM_MODULES: tuple[str, ...] = ("extraction.cetd", "extraction.iawce", "extraction.lists", "extraction.blockclf",
-                                        "extraction.web2text", "extraction.pipeline")
+_ALGORITHM_MODULES: tuple[str, ...] = ("extraction.cetd", "extraction.iawce", "extraction.lists",
+                                        "extraction.blockclf.classifier",
+                                        "extraction.web2text", "extraction.process")
 
 
 def _load_all() -> None:

@@ -2,7 +2,7 @@
 
 Runs after the template stage and the full-text stage (which set ``title`` and ``lang`` and
 leave the full text as the fallback when this stage is off). It reads ``item.tree`` (the page
-after template cleaning) and runs :func:`extraction.pipeline.run`: ``page_type`` from the DOM
+after template cleaning) and runs :func:`extraction.process.run`: ``page_type`` from the DOM
 models (set by ``PageTypePipeline``; typed here by the DOM/URL model when that stage is off),
 articles through the SVM block classifier and paragraph denoiser (ONNX, onnxruntime), lists
 through the list extractor. It writes ``text`` (one paragraph per line), ``extraction_method``
@@ -26,9 +26,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from crawler.items import PageItem
-from extraction.blockclf import BlockModels, shared_models
-from extraction.html import parse_html
-from extraction.pipeline import LIST_METHOD, run
+from extraction.blockclf.classifier import BlockModels, shared_models
+from extraction.dom.html import parse_html
+from extraction.process import LIST_METHOD, run
 
 logger = logging.getLogger(__name__)
 

@@ -12,9 +12,9 @@ from scrapy.crawler import Crawler
 from scrapy.statscollectors import StatsCollector
 
 from crawler.items import PageItem
-from extraction.fulltext import visible_text
-from extraction.html import declared_lang, page_title, parse_html
-from extraction.lang import script_language
+from extraction.dom.html import declared_lang, page_title, parse_html
+from extraction.dom.lang import script_language
+from extraction.dom.text import visible_text
 
 logger = logging.getLogger(__name__)
 

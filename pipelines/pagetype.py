@@ -25,9 +25,9 @@ from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
 from crawler.items import PageItem
-from extraction.html import parse_html
-from extraction.pagetype import MODELS_DIR, PageTypeModels, shared_models
-from extraction.pipeline import is_list, list_entries
+from extraction.dom.html import parse_html
+from extraction.pagetype.models import MODELS_DIR, PageTypeModels, shared_models
+from extraction.process import is_list, list_entries
 
 logger = logging.getLogger(__name__)
 

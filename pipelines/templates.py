@@ -20,9 +20,9 @@ from scrapy.statscollectors import StatsCollector
 
 from crawler.items import PageItem
 from crawler.middlewares.templates import shared_library
-from crawler.template_library import TemplateLibrary
-from extraction.html import parse_html
-from extraction.pipeline import routed_to_list
+from extraction.dom.html import parse_html
+from extraction.process import routed_to_list
+from templates_db.library import TemplateLibrary
 
 logger = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@
                     [--limit N] [--split S] [--out-dir bench/results]
 
 Every candidate runs on the same pages (read and decoded once) and is timed on its own; the
-metric follows the dataset (see ``extraction.evaluation``). Prints a Markdown table (P, R, F1,
+metric follows the dataset (see ``evaluation.harness``). Prints a Markdown table (P, R, F1,
 pages/s, errors, plus the ``parse-only`` floor) and writes
 ``<out-dir>/eval-<dataset>[-<split>].json`` and ``.md``. Default methods: every registered
 method; default baselines: none (they need ``make extras``). Exit status 2 for a missing
@@ -22,9 +22,9 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from extraction.baselines import BaselineUnavailable, baseline_names
-from extraction.datasets import DatasetNotFound
-from extraction.evaluation import METRIC_BY_DATASET, evaluate_dataset, markdown_table, resolve_split
+from evaluation.baselines import BaselineUnavailable, baseline_names
+from evaluation.datasets import DatasetNotFound
+from evaluation.harness import METRIC_BY_DATASET, evaluate_dataset, markdown_table, resolve_split
 from extraction.methods import method_names
 
 logger = logging.getLogger(__name__)

@@ -55,14 +55,14 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from crawler.sites import SiteList, SiteListError, load_site_list
-from crawler.template_library import TemplateLibrary, TemplatesConfig, site_key
-from crawler.template_store import store_exists
-from extraction.encoding import decode_html
-from extraction.html import parse_html
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
 from extraction.methods import extract_tree, method_names
-from extraction.pagetype import MODELS_DIR, PageTypeModelError, PageTypeModels, shared_models
-from extraction.pipeline import NAME as PIPELINE
-from extraction.pipeline import is_list, list_entries, run
+from extraction.pagetype.models import MODELS_DIR, PageTypeModelError, PageTypeModels, shared_models
+from extraction.process import NAME as PIPELINE
+from extraction.process import is_list, list_entries, run
+from templates_db.library import TemplateLibrary, TemplatesConfig, site_key
+from templates_db.store import store_exists
 
 logger = logging.getLogger(__name__)
 
@@ -182,7 +182,7 @@ def extract_file(path: str, method: str, url: str | None, library: TemplateLibra
 
 def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
     """Yield (path, screenshot PNG or None, render error or None) per page, in chunks, in order."""
-    from crawler.offline_render import OfflineRenderConfig, page_url, render_html
+    from crawler.render.offline import OfflineRenderConfig, page_url, render_html
 
     config = OfflineRenderConfig(viewport_width=settings.getint("RENDER_VIEWPORT_WIDTH", 1280),
                                  viewport_height=settings.getint("RENDER_VIEWPORT_HEIGHT", 800),

@@ -6,7 +6,7 @@
     scrapy templates clear SITE [--store PATH]
     scrapy templates build --site NAME PATH... [--batch-pages N1] [--min-frequency N2] [--store PATH]
 
-The library (paper 004, :mod:`crawler.template_library`) keeps, per site, the leaf tags that
+The library (paper 004, :mod:`templates_db.library`) keeps, per site, the leaf tags that
 recur across its pages (navigation, copyright and "source" lines) in the store named by
 TEMPLATES_STORE (a folder holding ``templates.sqlite3``, or a ``.sqlite3`` path); ``--store``
 overrides it for one run.
@@ -47,8 +47,9 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from crawler.commands.extract import PROGRESS_EVERY, find_pages, read_page
-from crawler.template_library import TemplateLibrary, TemplatesConfig
-from crawler.template_store import (
+from extraction.dom.html import parse_html
+from templates_db.library import TemplateLibrary, TemplatesConfig
+from templates_db.store import (
     SiteState,
     StoredTemplate,
     TemplateStore,
@@ -56,7 +57,6 @@ from crawler.template_store import (
     open_store,
     store_exists,
 )
-from extraction.html import parse_html
 
 logger = logging.getLogger(__name__)
 

@@ -2,7 +2,7 @@
 
 Scrapy falls back to windows-1252 when a page declares no charset, which turns GBK,
 GB18030 and Big5 pages into mojibake; and it believes a declaration the body contradicts.
-This middleware decides the encoding with :func:`extraction.encoding.decode_html` and
+This middleware decides the encoding with :func:`extraction.dom.encoding.decode_html` and
 re-labels the response, so that the spider, link extraction and every later stage read
 the right text. Rendered responses are skipped: the browser already decoded them.
 """
@@ -17,7 +17,7 @@ from scrapy.http import HtmlResponse, Response, TextResponse
 from scrapy.statscollectors import StatsCollector
 
 from crawler.responses import content_type
-from extraction.encoding import decode_html
+from extraction.dom.encoding import decode_html
 
 logger = logging.getLogger(__name__)
 

@@ -26,9 +26,9 @@ from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from crawler.errors import PageTooLarge, exception_reason, short_message
+from crawler.render.screenshots import is_blank, repeated_top_offset
 from crawler.responses import content_type, is_html_type
-from crawler.screenshots import is_blank, repeated_top_offset
-from extraction.pagetype import load_gray
+from extraction.pagetype.models import load_gray
 
 logger = logging.getLogger(__name__)
 

@@ -9,7 +9,7 @@ layout-drift monitor and the hit counts) and counts them in the site's batch cac
 its leaf tags travel to the item (``meta["templates_parsed"]``, taken by the spider) so the
 pipeline does not parse the page again; the resolved key goes in ``meta["templates_site"]``. Both
 share one
-:class:`~crawler.template_library.TemplateLibrary` per crawler (:func:`shared_library`).
+:class:`~templates_db.library.TemplateLibrary` per crawler (:func:`shared_library`).
 
 Stats: ``templates/pages`` (pages learned from), ``templates/pages_matched`` (pages on which at
 least one template was found), ``templates/batch``, ``templates/promoted``, ``templates/drift``,
@@ -26,9 +26,9 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import HtmlResponse, Response
 
-from crawler.template_library import TemplateLibrary, TemplatesConfig, site_key
-from extraction.html import parse_html
+from extraction.dom.html import parse_html
 from extraction.templates import leaf_tags
+from templates_db.library import TemplateLibrary, TemplatesConfig, site_key
 
 logger = logging.getLogger(__name__)
 

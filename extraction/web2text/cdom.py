@@ -10,7 +10,7 @@ Paper 002 parses the page into a DOM tree, then
 Our reading, written down where the paper is silent:
 
 * Text nodes are lxml's ``.text`` and ``.tail`` strings, each a leaf of its own; whitespace
-  collapses to one space. Elements whose text is never shown (``extraction.fulltext.INVISIBLE_TAGS``:
+  collapses to one space. Elements whose text is never shown (``extraction.dom.text.INVISIBLE_TAGS``:
   script, style, noscript, select ...; Jsoup keeps script/style bodies as data nodes, not text) and
   elements hidden by markup are removed with their subtrees, like the removed tags above; the
   tail text after them stays.
@@ -18,7 +18,7 @@ Our reading, written down where the paper is silent:
   collapse: a node with one child becomes that child, and the merged node keeps the tags of the
   whole chain, outermost first (``<ul><li><a>x</a></li></ul>`` is one leaf with tags
   ``("ul", "li", "a")``). A text leaf that has element siblings has no tags of its own.
-* The walk starts where the block classifier's does (``extraction.blocks.walk_top``: the
+* The walk starts where the block classifier's does (``extraction.dom.blocks.walk_top``: the
   ``<body>``, else the element given) and is iterative: pages can be thousands of levels deep.
   Comments count only for the text after them (their tails).
 
@@ -35,10 +35,10 @@ from dataclasses import dataclass
 
 from lxml import etree, html
 
-from extraction.block_features import CLASS_GROUPS, element_groups
-from extraction.blocks import walk_top
-from extraction.fulltext import BLOCK_TAGS as LINE_BREAK_TAGS
-from extraction.fulltext import INVISIBLE_TAGS, is_hidden
+from extraction.blockclf.features import CLASS_GROUPS, element_groups
+from extraction.dom.blocks import walk_top
+from extraction.dom.text import BLOCK_TAGS as LINE_BREAK_TAGS
+from extraction.dom.text import INVISIBLE_TAGS, is_hidden
 
 # Paper 002, section 3.1: nodes without extractable content ("checkbox" is not an HTML tag; the
 # paper's list is kept as printed, and <input type=checkbox> is covered by "input").

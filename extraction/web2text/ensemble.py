@@ -1,6 +1,6 @@
 """The SVM block classifier and Web2Text together: method ``svm-web2text``.
 
-Each CDOM leaf (``extraction.web2text.cdom``) lies in exactly one block of ``extraction.blocks``
+Each CDOM leaf (``extraction.web2text.cdom``) lies in exactly one block of ``extraction.dom.blocks``
 (the nearest block-level element over the element that holds its text), so every leaf has two
 opinions: the SVM's P(content) of its block and Web2Text's unary P(content) of the leaf. Each is
 centred on its own model's threshold (the SVM's from grouped CV, Web2Text's from its validation
@@ -22,9 +22,9 @@ import numpy as np
 import numpy.typing as npt
 from lxml import html
 
-from extraction.blockclf import BlockDecision, classify
-from extraction.blockclf import shared_models as shared_block_models
-from extraction.html import page_title
+from extraction.blockclf.classifier import BlockDecision, classify
+from extraction.blockclf.classifier import shared_models as shared_block_models
+from extraction.dom.html import page_title
 from extraction.methods import Extraction
 from extraction.web2text.cdom import CDom, collapse
 from extraction.web2text.model import content_text, shared_model

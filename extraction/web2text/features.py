@@ -19,7 +19,7 @@ leaf extras (``LEAF_EXTRAS``): the same text on another leaf of the page (and lo
 many), starts with a digit / an upper-case letter, ends with a colon, holds a separator
 (| » › · • >), inside a link / heading / list item / table cell / nav-like element /
 article-like element, under a noise / content class or id (the groups of
-``extraction.block_features.CLASS_GROUPS``), characters before the leaf over the page's
+``extraction.blockclf.features.CLASS_GROUPS``), characters before the leaf over the page's
 characters, and the leaf's characters over its parent's; tag one-hots (``TAG_GROUPS``, 16) of
 the leaf's merged tags; the node statistics of its parent (20) and the parent's tag one-hots
 (16); the node statistics of its grandparent (20; the root when the tree is shallower) and of
@@ -55,7 +55,7 @@ from collections import Counter
 import numpy as np
 import numpy.typing as npt
 
-from extraction.block_features import read_word_lists, text_tokens
+from extraction.blockclf.features import read_word_lists, text_tokens
 from extraction.web2text import cdom as cd
 from extraction.web2text.cdom import CDom
 

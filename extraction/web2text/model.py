@@ -26,15 +26,16 @@ import numpy.typing as npt
 import onnxruntime as ort
 from lxml import html
 
-from extraction.blockclf import ModelError
-from extraction.html import page_title
+from extraction.blockclf.classifier import ModelError
+from extraction.dom.html import page_title
 from extraction.methods import Extraction
+from extraction.paths import MODELS_DIR
 from extraction.web2text.cdom import CDom, collapse
 from extraction.web2text.features import BLOCK_FEATURES, EDGE_FEATURES, FEATURE_VERSION, page_features
 from extraction.web2text.viterbi import viterbi, with_threshold
 
 NAME = "web2text"
-MODEL_DIR = Path(__file__).resolve().parents[2] / "models" / "web2text"
+MODEL_DIR = MODELS_DIR / "web2text"
 MODEL_DIR_ENV = "WEB2TEXT_MODEL_DIR"
 META_FILE = "meta.json"
 UNARY_FILE = "unary.onnx"

@@ -1,7 +1,7 @@
 """Training data of the block and paragraph SVMs: features and labels of the training pages, cached.
 
-Rows come from the same code the crawl runs (``extraction.blocks.page_blocks``,
-``extraction.block_features``); labels from the gold text (``extraction.labels.label_texts``):
+Rows come from the same code the crawl runs (``extraction.dom.blocks.page_blocks``,
+``extraction.blockclf.features``); labels from the gold text (``evaluation.labels.label_texts``):
 
 * a **block** is content when at least half of its alignment tokens are matched by one LCS
   alignment of all the page's blocks (document order) to the page's gold text;
@@ -30,15 +30,15 @@ import numpy as np
 import numpy.typing as npt
 from lxml import html
 
-from extraction import labels as labels_module
-from extraction.block_features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES, block_features
-from extraction.block_features import paragraph_features as paragraph_feature_rows
-from extraction.blocks import page_blocks
-from extraction.datasets import ARTICLE, Page
-from extraction.encoding import decode_html
-from extraction.folds import data_hash, site_of
-from extraction.html import parse_html
-from extraction.labels import label_texts
+from evaluation import labels as labels_module
+from evaluation.datasets import ARTICLE, Page
+from evaluation.folds import data_hash, site_of
+from evaluation.labels import label_texts
+from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES, block_features
+from extraction.blockclf.features import paragraph_features as paragraph_feature_rows
+from extraction.dom.blocks import page_blocks
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
 
 logger = logging.getLogger(__name__)
 

@@ -20,13 +20,13 @@ import time
 
 import numpy as np
 
-from extraction.datasets import iter_pages
-from extraction.encoding import decode_html
-from extraction.folds import held_out
-from extraction.html import parse_html
+from evaluation.datasets import iter_pages
+from evaluation.folds import held_out
+from evaluation.metrics import bow_prf
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
 from extraction.methods import extract_tree
-from extraction.metrics import bow_prf
-from extraction.pipeline import LIST_METHOD, run
+from extraction.process import LIST_METHOD, run
 from models.training.pagetype_data import default_cache
 from models.training.pagetype_meta import update_meta
 

@@ -4,7 +4,7 @@ Sources: the page-type labels of three datasets (``wcxb-dev``, ``article-vs-nona
 ``gne-chinese``, variant "offline": their saved HTML, no external CSS or images) and the demo
 sites (``demo.content.build_sites``), rendered twice: variant "styled" (their CSS is inline) and
 variant "unstyled" (styles stripped; measures what missing CSS costs). Every page is rendered by
-``crawler.offline_render`` (no network) and the cache keeps the grayscale top crop of each
+``crawler.render.offline`` (no network) and the cache keeps the grayscale top crop of each
 screenshot plus one manifest line per page::
 
     python -m models.training.pagetype_data render                     # all sources, resumable
@@ -38,12 +38,12 @@ from typing import Any
 
 from PIL import Image
 
-from crawler.offline_render import OfflineRenderConfig, RenderedPage, page_url, render_html
+from crawler.render.offline import OfflineRenderConfig, RenderedPage, page_url, render_html
 from demo.content import build_sites
-from extraction.datasets import Page, iter_pages
-from extraction.encoding import decode_html
-from extraction.folds import fold_of, site_of
-from extraction.pagetype import load_gray
+from evaluation.datasets import Page, iter_pages
+from evaluation.folds import fold_of, site_of
+from extraction.dom.encoding import decode_html
+from extraction.pagetype.models import load_gray
 
 logger = logging.getLogger(__name__)
 
@@ -145,7 +145,7 @@ def labelled_sources(sources: Iterable[str] = SOURCES) -> Iterator[dict[str, Any
 
 
 def render_url(record: dict[str, Any], html: str) -> str | None:
-    """Return the URL a page is opened at (``crawler.offline_render.page_url``)."""
+    """Return the URL a page is opened at (``crawler.render.offline.page_url``)."""
     return page_url(str(record["page_id"]), html, record.get("url"))
 
 

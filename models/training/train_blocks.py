@@ -5,7 +5,7 @@
 Steps (sizes in ``FULL``; ``--quick`` runs every step on tiny samples, written to the cache
 folder unless ``--out`` says otherwise):
 
-1. Rows of the training pages (``extraction.folds.training_pages``: the train sets, held-out
+1. Rows of the training pages (``evaluation.folds.training_pages``: the train sets, held-out
    fold left out), see ``models.training.block_data``.
 2. Pages are split into ``FOLDS`` folds by ``GroupKFold`` over their site (``site_of``): no site
    is in training and validation at once. Every CV below uses these folds; validation rows are
@@ -55,9 +55,9 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import MinMaxScaler
 from sklearn.svm import SVC
 
-from extraction.block_features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES
-from extraction.folds import HELD_OUT_FOLD, TRAIN_DATASETS, training_pages
-from extraction.labels import CONTENT_SHARE
+from evaluation.folds import HELD_OUT_FOLD, TRAIN_DATASETS, training_pages
+from evaluation.labels import CONTENT_SHARE
+from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES
 from models.training.block_data import MIN_PARAGRAPHS, IntArray, TrainingData, cache_dir, load, sample_blocks
 
 logger = logging.getLogger(__name__)
@@ -96,7 +96,7 @@ FEATURE_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("CETD", tuple(name for name in BLOCK_FEATURES if name.startswith("cetd_"))),
 )
 LABEL_RULE = (f"block: content when >= {CONTENT_SHARE} of its tokens are matched by one LCS alignment of all the "
-              "page's blocks to the gold text (extraction.labels.label_texts); paragraph: the same rule on one "
+              "page's blocks to the gold text (evaluation.labels.label_texts); paragraph: the same rule on one "
               "alignment of all the page's paragraphs, rows only for paragraphs of content blocks with >= "
               f"{MIN_PARAGRAPHS} paragraphs")
 

@@ -44,8 +44,8 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from extraction.folds import HELD_OUT_FOLD
-from extraction.pagetype import (
+from evaluation.folds import HELD_OUT_FOLD
+from extraction.pagetype.models import (
     CLASSES,
     CROP_RATIO,
     MIN_INK_SHARE,
@@ -302,7 +302,7 @@ def run_model(name: str, cache: Path, epochs: int, seed: int, out_dir: Path) -> 
         "file": path.name, "architecture": "LeNet-5 (paper 000)" if name == "lenet5" else "small ResNet (ours)",
         "classes": list(spec["classes"]),
         "input": {"height": spec["height"], "width": spec["width"], "crop_ratio": CROP_RATIO, "channels": 1,
-                  "preprocess": "extraction.pagetype.prepare_screenshot"},
+                  "preprocess": "extraction.pagetype.models.prepare_screenshot"},
         "parameters": int(sum(p.numel() for p in model.parameters())),
         "size_bytes": path.stat().st_size,
         "train_images": len(data["train"]["x"]), "val_images": len(data["val"]["x"]),

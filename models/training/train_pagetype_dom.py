@@ -3,10 +3,10 @@
     python -m models.training.train_pagetype_dom [--seed 0] [--no-cache] [--ablation-features] [--out DIR]
 
 1. Training pages, only from sets that may train shipped models and carry page types: wcxb-dev
-   outside the held-out fold (``extraction.folds``; listing/collection = "list", forum, product,
+   outside the held-out fold (``evaluation.folds``; listing/collection = "list", forum, product,
    service, documentation = "other") and the demo sites (``demo.content.build_sites``). Features:
-   ``extraction.pagetype_dom.dom_features`` on the page decoded by ``extraction.encoding`` and
-   parsed by ``extraction.html``; cached as ``.npz`` under ``$PAGETYPE_CACHE`` (default
+   ``extraction.pagetype.features.dom_features`` on the page decoded by ``extraction.dom.encoding`` and
+   parsed by ``extraction.dom.html``; cached as ``.npz`` under ``$PAGETYPE_CACHE`` (default
    ``~/.cache/news-crawler/pagetype``). chinese-wced-dev (a train set, but without page-type labels:
    its reader calls every page an article) is not used.
 2. Every page also enters once without its URL (URL features zero, ``has_url`` 0), so the model
@@ -23,7 +23,7 @@
    training page and the final model's probabilities of the held-out pages (wcxb-dev held-out
    fold, article-vs-nonarticle, gne-chinese). Held-out pages are never trained on and no model or
    parameter is selected on them; one feature decision was prompted by them (``CJK_CHAR_WEIGHT`` in
-   ``extraction.pagetype_dom``, after Chinese articles of gne-chinese came out as lists).
+   ``extraction.pagetype.features``, after Chinese articles of gne-chinese came out as lists).
 """
 
 from __future__ import annotations
@@ -54,13 +54,13 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-import extraction.blocks
-import extraction.pagetype_dom
-from extraction.datasets import Page, iter_pages
-from extraction.encoding import decode_html
-from extraction.folds import HELD_OUT_FOLD, data_hash, held_out, site_of
-from extraction.html import parse_html
-from extraction.pagetype_dom import DOM_FEATURE_VERSION, DOM_FEATURES, FEATURE_GROUPS, URL_FEATURES, dom_features
+import extraction.dom.blocks
+import extraction.pagetype.features
+from evaluation.datasets import Page, iter_pages
+from evaluation.folds import HELD_OUT_FOLD, data_hash, held_out, site_of
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
+from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, FEATURE_GROUPS, URL_FEATURES, dom_features
 from models.training.pagetype_meta import PAGETYPE_DIR, update_meta
 
 logger = logging.getLogger(__name__)
@@ -173,7 +173,7 @@ def items_hash(items: Sequence[Item]) -> str:
 def _code_digest() -> str:
     """Return a digest of the feature code: cached features are stale when it changes."""
     digest = hashlib.sha256()
-    for module in (extraction.pagetype_dom, extraction.blocks):
+    for module in (extraction.pagetype.features, extraction.dom.blocks):
         digest.update(Path(str(module.__file__)).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -464,7 +464,7 @@ def train(args: argparse.Namespace) -> int:
         "classes": list(CLASSES),
         "model": {"family": chosen.family, "params": chosen.params, "class_weight": "balanced",
                   "augment_no_url": AUGMENT_NO_URL},
-        "cv": {"folds": FOLDS, "grouping": "site (extraction.folds.site_of; demo: its site)", **cv,
+        "cv": {"folds": FOLDS, "grouping": "site (evaluation.folds.site_of; demo: its site)", **cv,
                "no_url": scores(y, no_url),
                "confusion": {"labels": list(CLASSES),
                              "matrix": confusion(y.tolist(), oof_predicted.tolist(), CLASSES, CLASSES)},

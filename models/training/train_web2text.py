@@ -1,9 +1,9 @@
 """Train Web2Text's unary and pairwise CNNs (paper 002) and export them to ONNX: ``make train-web2text``.
 
-Data: the article pages of the "train" sets (``extraction.folds.training_pages``: CleanEval dev
+Data: the article pages of the "train" sets (``evaluation.folds.training_pages``: CleanEval dev
 and final, WCXB-dev articles, Chinese-WCED articles; the held-out fold never), each turned into
 its CDOM leaves and their features by the crawl's own code (``extraction.web2text``). Leaf labels
-come from the gold text by the alignment every model here uses (``extraction.labels``: a leaf is
+come from the gold text by the alignment every model here uses (``evaluation.labels``: a leaf is
 content when at least half of its tokens align to the gold); a pair's label is ``2 * l_i + l_i+1``.
 WCXB's non-article pages are left out, as for the SVM (they hurt it; ``--with-non-articles``
 puts them in). The sites of fold ``VAL_FOLD`` are the validation set (early stopping, the
@@ -51,15 +51,15 @@ import numpy.typing as npt
 import torch
 from torch import nn
 
-from extraction import block_features as block_features_module
-from extraction import fulltext as fulltext_module
-from extraction import html as html_module
-from extraction import labels as labels_module
-from extraction.datasets import ARTICLE, Page
-from extraction.encoding import decode_html
-from extraction.folds import data_hash, fold_of, site_of, training_pages
-from extraction.html import parse_html
-from extraction.labels import label_texts
+from evaluation import labels as labels_module
+from evaluation.datasets import ARTICLE, Page
+from evaluation.folds import data_hash, fold_of, site_of, training_pages
+from evaluation.labels import label_texts
+from extraction.blockclf import features as block_features_module
+from extraction.dom import html as html_module
+from extraction.dom import text as fulltext_module
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
 from extraction.web2text import cdom as cdom_module
 from extraction.web2text import features as w2t_features
 from extraction.web2text.cdom import collapse

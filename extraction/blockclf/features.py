@@ -1,0 +1,355 @@
+"""Feature vectors of blocks and paragraphs for the SVM block classifiers (papers 003 and 004).
+
+One code path for training and inference: training code and the crawl-time classifier both call
+``block_features(page_blocks(root), root)`` and ``paragraph_features(block)``; the column names
+are ``BLOCK_FEATURES`` and ``PARAGRAPH_FEATURES`` in order, and ``FEATURE_VERSION`` changes
+whenever a column, its definition or a data list (``extraction/data``) changes, so that a model
+trained on other features is refused.
+
+Block features (``inner`` = the block's own region, see ``extraction.dom.blocks``):
+
+* Paper 004, section 5.1-5.2, with its "+1" smoothing. The paper's ``outerLen`` etc. are totals
+  of the **whole page** ("整个 HTML 页所有文本长度"), not of the rest of it: its table 4 gives
+  R1 = 83 / (192 + 1) = 0.430 for a block of 83 of the page's 192 characters.
+  r1_text_share = inner chars / (page chars + 1); r2_link_text_share = inner link chars / (page
+  link chars + 1); r3_link_count_share = inner <a> / (page <a> + 1); r4_img_count_share = inner
+  <img> / (page <img> + 1); r5_link_text_ratio = inner link chars / (inner chars + 1).
+* Paper 003, section 2.1, the five densities: link_density = link chars / chars (eq. 1);
+  noise_word_density = noise-word tokens / tokens (eq. 2; jieba tokens for text with Han
+  characters, ``\\w+`` otherwise; lists in ``extraction/data``); zh_punct_density = Chinese
+  punctuation / chars (eq. 3) and latin_punct_density, its counterpart for other scripts;
+  deco_tag_density = decoration tags / tags (eq. 4); region_position = NS / ANS, the element's
+  ordinal among the page's visible elements over their number (eq. 5).
+* Extras: class/id token groups of the block element (class_*) and of its ancestors below the
+  top (ancestor_class_*); CETD-TPC (paper 001, ``extraction.cetd``) computed once per page on a
+  copy of the page without invisible elements: log1p(TBD), content-tag-path coverage, whether
+  the block lies inside CETD's content block, and its TDTPC over the page's best; depth over the
+  page's maximum depth; log1p(chars); log1p(paragraphs); log1p(mean paragraph chars); index over
+  (blocks - 1).
+
+Paragraph features (paper 003, section 3): text_density = paragraph chars / block chars
+(definition 1); zh_punct_density = Chinese punctuation / paragraph chars (definition 2) and
+latin_punct_density; region_density = ((MIN(PC) + MAX(PC)) / 2) / APC (definition 3, eq. 8) with
+1-based paragraph ordinals -- a paragraph is one line here, so it is (index + 1) / paragraphs;
+then link_density, log1p(chars), noise_word_density, is_first and is_last.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+import math
+import re
+from collections.abc import Sequence
+
+import numpy as np
+import numpy.typing as npt
+from lxml import html
+
+from evaluation.metrics import jieba_tokens, word_tokens
+from extraction.cetd import score
+from extraction.dom.blocks import BLOCK_TAGS, Block, walk_top
+from extraction.dom.preprocess import remove_keep_tail
+from extraction.dom.stats import compute_stats
+from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+from extraction.paths import DATA_DIR
+
+# Bump on any change to the columns below, their definitions or the noise-word lists.
+FEATURE_VERSION = 1
+
+NOISE_WORD_FILES = ("noise_words_zh.txt", "noise_words_en.txt")
+# Paper 003, eq. 3 counts "中文标点"; the paper prints no list. Ours: the common full-width marks
+# of running Chinese text, 「」『』 included for traditional-character pages.
+ZH_PUNCTUATION = "，。！？；：、“”（）《》「」『』‘’"
+# The same density for Latin-script text (our addition: paper 003 handles Chinese pages only).
+LATIN_PUNCTUATION = ".,;:!?'\"()"
+# Cache sizes for per-text and per-attribute results; nav items and class names repeat across
+# the pages of a site, article paragraphs are looked up twice (block and paragraph features).
+TEXT_CACHE_SIZE = 16384
+CLASS_CACHE_SIZE = 4096
+
+# Groups of class/id tokens that mark noise or content regions; the words follow Readability.js's
+# REGEXPS (unlikelyCandidates, positive, negative). A token matches a group when it equals one of
+# its words: substrings do not count ("header" holds no "ad").
+CLASS_GROUPS: tuple[tuple[str, frozenset[str]], ...] = (
+    ("nav", frozenset({"nav", "navs", "navbar", "navigation", "menu", "menus", "breadcrumb",
+                       "breadcrumbs", "crumb", "crumbs"})),
+    ("footer", frozenset({"footer", "footers", "copyright", "copyrights"})),
+    ("comment", frozenset({"comment", "comments", "reply", "replies"})),
+    ("article", frozenset({"article", "articles", "content", "contents", "story", "stories", "post",
+                           "posts", "entry", "entries", "body", "text", "texts"})),
+    ("sidebar", frozenset({"sidebar", "sidebars", "aside", "related", "recommend", "recommended",
+                           "recommendation", "recommendations"})),
+    ("ad", frozenset({"ad", "ads", "advert", "adverts", "advertisement", "advertisements", "advertising",
+                      "sponsor", "sponsors", "sponsored", "promo", "promos", "promotion"})),
+    ("share", frozenset({"share", "shares", "sharing", "social"})),
+)
+
+BLOCK_FEATURES: tuple[str, ...] = (
+    "r1_text_share",
+    "r2_link_text_share",
+    "r3_link_count_share",
+    "r4_img_count_share",
+    "r5_link_text_ratio",
+    "link_density",
+    "noise_word_density",
+    "zh_punct_density",
+    "latin_punct_density",
+    "deco_tag_density",
+    "region_position",
+    *(f"class_{name}" for name, _ in CLASS_GROUPS),
+    *(f"ancestor_class_{name}" for name, _ in CLASS_GROUPS),
+    "cetd_tbd_log",
+    "cetd_path_coverage",
+    "cetd_in_content",
+    "cetd_score_ratio",
+    "depth",
+    "log_chars",
+    "log_paragraphs",
+    "log_mean_paragraph_chars",
+    "relative_index",
+)
+PARAGRAPH_FEATURES: tuple[str, ...] = (
+    "text_density",
+    "zh_punct_density",
+    "latin_punct_density",
+    "region_density",
+    "link_density",
+    "log_chars",
+    "noise_word_density",
+    "is_first",
+    "is_last",
+)
+
+FloatArray = npt.NDArray[np.float32]
+
+_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_ZH_PUNCT_RE = re.compile(f"[{re.escape(ZH_PUNCTUATION)}]")
+_LATIN_PUNCT_RE = re.compile(f"[{re.escape(LATIN_PUNCTUATION)}]")
+_NON_LETTERS_RE = re.compile(r"[^A-Za-z]+")
+_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
+_HIDING_XPATH = ".//*[@hidden or @aria-hidden or @style]"
+
+
+# --- text statistics ----------------------------------------------------------------------------
+
+
+def read_word_lists(names: Sequence[str]) -> frozenset[str]:
+    """Return the entries of word-list files in ``extraction/data`` (one per line, ``#`` comments),
+    lower-cased and with their spaces removed."""
+    words: set[str] = set()
+    for name in names:
+        for line in (DATA_DIR / name).read_text(encoding="utf-8").splitlines():
+            entry = "".join(line.split()).lower()
+            if entry and not entry.startswith("#"):
+                words.add(entry)
+    return frozenset(words)
+
+
+@functools.cache
+def noise_words() -> frozenset[str]:
+    """Return the entries of the noise-word lists (``NOISE_WORD_FILES``)."""
+    return read_word_lists(NOISE_WORD_FILES)
+
+
+@functools.cache
+def _noise_prefixes() -> frozenset[str]:
+    return frozenset(word[:end] for word in noise_words() for end in range(1, len(word) + 1))
+
+
+def text_tokens(text: str, hmm: bool = True) -> list[str]:
+    """Return the words of ``text``: jieba tokens (its HMM on or off) when it has a Han character,
+    else ``\\w+`` matches."""
+    return jieba_tokens(text, hmm) if _HAN_RE.search(text) else word_tokens(text)
+
+
+@functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
+def text_counts(text: str) -> tuple[int, int, int, int]:
+    """Return ``(noise-word tokens, tokens, Chinese punctuation, Latin punctuation)`` of ``text``.
+
+    A noise-word entry matches the longest run of consecutive tokens whose concatenation
+    (lower-cased) equals it; all tokens of the run count as noise.
+    """
+    tokens = [token.lower() for token in text_tokens(text)]
+    words = noise_words()
+    prefixes = _noise_prefixes()
+    noise = 0
+    i = 0
+    while i < len(tokens):
+        key = tokens[i]
+        end = i
+        matched = 0
+        while key in prefixes:
+            if key in words:
+                matched = end - i + 1
+            end += 1
+            if end == len(tokens):
+                break
+            key += tokens[end]
+        noise += matched
+        i += matched or 1
+    return noise, len(tokens), len(_ZH_PUNCT_RE.findall(text)), len(_LATIN_PUNCT_RE.findall(text))
+
+
+@functools.lru_cache(maxsize=CLASS_CACHE_SIZE)
+def class_groups(value: str) -> int:
+    """Return the bit mask of the ``CLASS_GROUPS`` that a class/id value has a token of.
+
+    Tokens: the value split at non-letters, lower-cased, plus the camelCase parts of each piece
+    (``articleBody`` gives articlebody, article and body).
+    """
+    tokens: set[str] = set()
+    for piece in _NON_LETTERS_RE.split(value):
+        if piece:
+            tokens.add(piece.lower())
+            tokens.update(part.lower() for part in _CAMEL_RE.findall(piece))
+    mask = 0
+    for bit, (_, group) in enumerate(CLASS_GROUPS):
+        if not group.isdisjoint(tokens):
+            mask |= 1 << bit
+    return mask
+
+
+def element_groups(element: html.HtmlElement) -> int:
+    """Return the ``CLASS_GROUPS`` bit mask of an element's class and id (0 without either)."""
+    cls = element.get("class")
+    ident = element.get("id")
+    if not cls and not ident:
+        return 0
+    return class_groups(f"{cls or ''} {ident or ''}")
+
+
+def _ancestor_groups(blocks: Sequence[Block], top: html.HtmlElement) -> list[int]:
+    """Return per block the class groups of its ancestors strictly below ``top``."""
+    inclusive: dict[html.HtmlElement, int] = {}  # element -> groups of it and its ancestors below top
+    masks: list[int] = []
+    for block in blocks:
+        chain: list[html.HtmlElement] = []
+        node = None if block.element is top else block.element.getparent()
+        while node is not None and node is not top and node not in inclusive:
+            chain.append(node)
+            node = node.getparent()
+        mask = inclusive.get(node, 0) if node is not None else 0
+        for element in reversed(chain):  # iterative, outermost first: deep pages are fine
+            mask |= element_groups(element)
+            inclusive[element] = mask
+        masks.append(mask)
+    return masks
+
+
+# --- CETD-TPC -----------------------------------------------------------------------------------
+
+
+def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement) -> list[tuple[float, float, float, float]]:
+    """Return per block (log1p TBD, CTPC, inside the content block, TDTPC / best TDTPC).
+
+    CETD runs on a copy of the page without the elements ``page_blocks`` skips (script text in
+    the body would otherwise count as text); blocks are mapped to the copy by position among
+    the block-tag elements, which the copy shares with the original.
+    """
+    clean = copy.deepcopy(top)
+    twins: dict[html.HtmlElement, html.HtmlElement] = {top: clean}
+    wanted = {block.element for block in blocks}
+    for original, twin in zip(top.iter(*BLOCK_TAGS), clean.iter(*BLOCK_TAGS), strict=True):
+        if original in wanted:
+            twins[original] = twin
+    doomed = list(clean.iter(*INVISIBLE_TAGS))
+    doomed += [node for node in clean.xpath(_HIDING_XPATH) if is_hidden(node)]
+    for node in doomed:
+        remove_keep_tail(node)
+    stats = compute_stats(clean)
+    scores = score(stats)
+    best = scores.best
+    best_end = best + stats.tn[best] if best >= 0 else -1  # pre-order: the subtree is a range
+    best_score = scores.tdtpc[best] if best >= 0 else 0.0
+    columns: list[tuple[float, float, float, float]] = []
+    for block in blocks:
+        twin = twins.get(block.element)
+        i = stats.index.get(twin, -1) if twin is not None else -1
+        if i < 0:
+            columns.append((0.0, 0.0, 0.0, 0.0))
+            continue
+        columns.append((
+            math.log1p(scores.tbd[i]),
+            scores.ctpc[i],
+            1.0 if best <= i < best_end else 0.0,
+            scores.tdtpc[i] / best_score if best_score > 0 else 0.0,
+        ))
+    return columns
+
+
+# --- feature matrices ---------------------------------------------------------------------------
+
+
+def block_features(blocks: Sequence[Block], root: html.HtmlElement | None = None) -> FloatArray:
+    """Return the ``BLOCK_FEATURES`` of ``blocks`` as a float32 array of shape (blocks, features).
+
+    ``blocks`` are all the blocks of one page, as ``page_blocks(root)`` returned them; ``root``
+    is the root given to ``page_blocks`` (default: the document root of the blocks' elements).
+    """
+    if not blocks:
+        return np.zeros((0, len(BLOCK_FEATURES)), dtype=np.float32)
+    top = walk_top(root if root is not None else blocks[0].element.getroottree().getroot())
+    page = blocks[0].page
+    cetd = _cetd_columns(blocks, top)
+    ancestors = _ancestor_groups(blocks, top)
+    last_index = max(len(blocks) - 1, 1)
+    groups = range(len(CLASS_GROUPS))
+    rows: list[list[float]] = []
+    for block, cetd_row, ancestor_mask in zip(blocks, cetd, ancestors, strict=True):
+        noise = words = zh = latin = 0
+        for paragraph in block.paragraphs:
+            counts = text_counts(paragraph.text)
+            noise += counts[0]
+            words += counts[1]
+            zh += counts[2]
+            latin += counts[3]
+        chars = max(block.chars, 1)
+        paragraphs = max(len(block.paragraphs), 1)
+        own_mask = element_groups(block.element)
+        rows.append([
+            block.chars / (page.chars + 1),
+            block.link_chars / (page.link_chars + 1),
+            block.links / (page.links + 1),
+            block.imgs / (page.imgs + 1),
+            block.link_chars / (block.chars + 1),
+            block.link_chars / chars,
+            noise / words if words else 0.0,
+            zh / chars,
+            latin / chars,
+            block.deco_tags / max(block.tags, 1),
+            block.order / max(page.elements, 1),
+            *(float(own_mask >> bit & 1) for bit in groups),
+            *(float(ancestor_mask >> bit & 1) for bit in groups),
+            *cetd_row,
+            block.depth / max(page.max_depth, 1),
+            math.log1p(block.chars),
+            math.log1p(len(block.paragraphs)),
+            math.log1p(block.chars / paragraphs),
+            block.index / last_index,
+        ])
+    return np.asarray(rows, dtype=np.float32)
+
+
+def paragraph_features(block: Block) -> FloatArray:
+    """Return the ``PARAGRAPH_FEATURES`` of the block's paragraphs, float32 (paragraphs, features)."""
+    count = len(block.paragraphs)
+    total = max(block.chars, 1)
+    rows: list[list[float]] = []
+    for paragraph in block.paragraphs:
+        noise, words, zh, latin = text_counts(paragraph.text)
+        chars = max(paragraph.chars, 1)
+        rows.append([
+            paragraph.chars / total,
+            zh / chars,
+            latin / chars,
+            (paragraph.index + 1) / count,
+            paragraph.link_chars / chars,
+            math.log1p(paragraph.chars),
+            noise / words if words else 0.0,
+            1.0 if paragraph.index == 0 else 0.0,
+            1.0 if paragraph.index == count - 1 else 0.0,
+        ])
+    if not rows:
+        return np.zeros((0, len(PARAGRAPH_FEATURES)), dtype=np.float32)
+    return np.asarray(rows, dtype=np.float32)

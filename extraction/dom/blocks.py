@@ -1,0 +1,276 @@
+"""Page segmentation into text blocks and paragraphs for the block classifiers (papers 003, 004).
+
+A **block** is the own region of a block-level container element (``BLOCK_TAGS``): its subtree
+minus the subtrees of the blocks nested in it. Paper 004 (section 5, "块级标签") classifies
+body, section and div this way and says: "在计算特征时, 要去掉嵌套在块级标签的其他块级标签内容";
+paper 003 (section 1.2, "文本块") likewise cuts the DOM into nested container-tag blocks. Every
+visible element and text node therefore belongs to exactly one block, the nearest enclosing one.
+
+A **paragraph** is paper 003's "段落" (section 3): the text between paragraph-marking tags that is
+not further split by another tag, source line breaks ignored ("源HTML腳本中的回車符可以忽略不計").
+Our reading: one line of the block's own visible text, where lines break at every tag that
+``extraction.dom.text.visible_text`` breaks at (p, br, li, h1-h6, dt, dd, tr, td, div ...) and at
+every block boundary; whitespace, source newlines included, collapses to one space.
+
+Preprocessing is the one ``visible_text`` does, done during the walk without touching the tree:
+``INVISIBLE_TAGS`` (script, style, form controls, iframes ...) and elements hidden by markup are
+skipped with their subtrees (their tails stay visible) and count nowhere, not even as elements.
+The walk is one iterative ``etree.iterwalk`` (pages can be thousands of levels deep).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from lxml import etree, html
+
+from extraction.dom.text import BLOCK_TAGS as LINE_BREAK_TAGS
+from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+
+# Block-level containers that segment a page. Paper 004 names body, section and div; we add
+# the other HTML5 sectioning/layout containers (article, main, aside, header, footer, nav),
+# table cells and tables (old news sites lay pages out with tables), lists and forms (menus,
+# link lists, search boxes are lists/forms of their own) and blockquote/center (legacy
+# containers). Paragraph-level tags (p, li, h1-h6, dt, dd, tr) are not blocks: they are the
+# paragraphs inside blocks (paper 003, section 3).
+BLOCK_TAGS = frozenset(
+    {"body", "section", "div", "article", "main", "td", "th", "aside", "header", "footer", "nav",
+     "form", "table", "ul", "ol", "dl", "blockquote", "center"}
+)
+# Text-decoration tags of paper 003's feature (4): it lists strong, b, i, h1, h2 and u ("等"); we
+# add em (the semantic <i>) and h3-h6 (headings of the same kind as h1, h2).
+DECORATION_TAGS = frozenset({"strong", "b", "i", "em", "u", "h1", "h2", "h3", "h4", "h5", "h6"})
+LINK_TAG = "a"
+IMAGE_TAG = "img"
+
+# Bit flags of a tag, looked up once per element.
+_BLOCK = 1
+_BREAK = 2
+_LINK = 4
+_IMAGE = 8
+_DECORATION = 16
+_INVISIBLE = 32
+
+
+def _tag_kinds() -> dict[str, int]:
+    kinds: dict[str, int] = {}
+    for tags, flag in ((BLOCK_TAGS, _BLOCK | _BREAK), (LINE_BREAK_TAGS, _BREAK), ({LINK_TAG}, _LINK),
+                       ({IMAGE_TAG}, _IMAGE), (DECORATION_TAGS, _DECORATION), (INVISIBLE_TAGS, _INVISIBLE)):
+        for tag in tags:
+            kinds[tag] = kinds.get(tag, 0) | flag
+    return kinds
+
+
+_KINDS = _tag_kinds()
+# The attributes extraction.dom.text.is_hidden reads: elements without any of them are visible.
+_HIDING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style"})
+
+
+@dataclass(frozen=True, slots=True)
+class Paragraph:
+    """One line of a block's own visible text (paper 003's paragraph, see the module docstring).
+
+    ``line_start``/``line_end`` are the paragraph's line numbers (0-based, inclusive) in the page's
+    visible text, i.e. in ``blocks_text`` of all blocks; they are equal under our one-line reading
+    and give the paragraph's place in document order across blocks.
+    """
+
+    text: str
+    index: int  # position among the block's paragraphs
+    chars: int  # len(text): whitespace-collapsed characters
+    link_chars: int  # characters of the text nodes inside an <a>
+    line_start: int
+    line_end: int
+
+
+@dataclass(frozen=True, slots=True)
+class PageTotals:
+    """Whole-page sums over all block regions (blocks without text included)."""
+
+    elements: int  # visible elements under the walk's top, the top included (paper 003's ANS)
+    chars: int
+    link_chars: int
+    links: int
+    imgs: int
+    max_depth: int  # deepest visible element, the top at depth 0
+    lines: int  # paragraphs on the page
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """The own region of one block element: its subtree minus nested blocks' subtrees."""
+
+    element: html.HtmlElement
+    index: int  # position among the page's blocks, document order
+    order: int  # ordinal of the element among the visible elements, the top (body) = 0 (paper 003's NS)
+    depth: int  # element depth below the top (body = 0)
+    text: str  # own visible text, one paragraph per line
+    paragraphs: list[Paragraph]
+    chars: int  # sum of the paragraphs' chars
+    link_chars: int  # the part of chars inside <a>
+    links: int  # <a> elements
+    imgs: int  # <img> elements
+    tags: int  # elements, the block element itself included
+    deco_tags: int  # DECORATION_TAGS elements
+    page: PageTotals
+
+
+class _Region:
+    """Counts of one block element's own region while the walk is open."""
+
+    __slots__ = ("deco_tags", "depth", "element", "imgs", "links", "order", "paragraphs", "tags")
+
+    def __init__(self, element: html.HtmlElement, order: int, depth: int) -> None:
+        self.element = element
+        self.order = order
+        self.depth = depth
+        self.paragraphs: list[tuple[str, int, int]] = []  # (text, link chars, page line number)
+        self.links = 0
+        self.imgs = 0
+        self.tags = 0
+        self.deco_tags = 0
+
+
+def walk_top(root: html.HtmlElement) -> html.HtmlElement:
+    """Return the element a page is segmented from: ``root`` if it is a <body>, else its first
+    <body>, else ``root`` itself (a fragment)."""
+    if root.tag == "body":
+        return root
+    body = root.find("body")
+    if body is None:
+        body = next(root.iter("body"), None)
+    return root if body is None else body
+
+
+def _flush(line: list[str], link_chars: int, line_no: int, region: _Region) -> int:
+    """End the current line: add it to ``region`` as a paragraph if it has text; return the next line number."""
+    text = " ".join("".join(line).split())
+    line.clear()
+    if not text:
+        return line_no
+    region.paragraphs.append((text, link_chars, line_no))
+    return line_no + 1
+
+
+def page_blocks(root: html.HtmlElement) -> list[Block]:
+    """Return the blocks of a page (document or element) that have own visible text, in document order.
+
+    The top of the walk (see ``walk_top``) is always a block, whatever its tag, so every visible
+    text node has a block. The tree is not modified.
+    """
+    top = walk_top(root)
+    regions: list[_Region] = []
+    stack: list[_Region] = []
+    line: list[str] = []  # raw text pieces of the current line; it belongs to stack[-1]
+    line_link = 0  # link characters of the current line
+    line_no = 0
+    order = -1
+    depth = -1
+    max_depth = 0
+    in_link = 0  # open <a> elements
+    skipped = False  # the previous event started an invisible element: this one is its end
+    kinds: list[int] = []  # kinds of the open elements, so that "end" need not read the tag again
+
+    walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
+    for event, node in walker:
+        if event == "start":
+            kind = _KINDS.get(node.tag, 0)
+            names = node.keys()  # one call instead of is_hidden's three lookups on most elements
+            if kind & _INVISIBLE or (names and not _HIDING_ATTRIBUTES.isdisjoint(names) and is_hidden(node)):
+                walker.skip_subtree()  # its "end" still comes, right after
+                skipped = True
+                continue
+            order += 1
+            depth += 1
+            kinds.append(kind)
+            if kind & _BREAK and line:
+                line_no = _flush(line, line_link, line_no, stack[-1])
+                line_link = 0
+            if depth > max_depth:
+                max_depth = depth
+            if kind & _BLOCK or node is top:
+                region = _Region(node, order, depth)
+                regions.append(region)
+                stack.append(region)
+            else:
+                region = stack[-1]
+            region.tags += 1
+            if kind & _LINK:
+                region.links += 1
+                in_link += 1
+            if kind & _IMAGE:
+                region.imgs += 1
+            if kind & _DECORATION:
+                region.deco_tags += 1
+            piece = node.text
+            if piece:
+                line.append(piece)
+                if in_link:
+                    line_link += len(" ".join(piece.split()))
+            continue
+        if event == "end":
+            if skipped:
+                skipped = False
+            else:
+                kind = kinds.pop()
+                if kind & _LINK:
+                    in_link -= 1
+                is_block = bool(kind & _BLOCK) or node is top
+                if (kind & _BREAK or is_block) and line:
+                    line_no = _flush(line, line_link, line_no, stack[-1])
+                    line_link = 0
+                if is_block:
+                    stack.pop()
+                depth -= 1
+            if node is top:
+                break
+        # "end" of an element, a comment or a processing instruction: its tail is the parent's text.
+        piece = node.tail
+        if piece:
+            line.append(piece)
+            if in_link:
+                line_link += len(" ".join(piece.split()))
+    return _finish(regions, order + 1, max_depth, line_no)
+
+
+def _finish(regions: list[_Region], elements: int, max_depth: int, lines: int) -> list[Block]:
+    chars = link_chars = links = imgs = 0
+    for region in regions:
+        for text, linked, _ in region.paragraphs:
+            chars += len(text)
+            link_chars += min(linked, len(text))
+        links += region.links
+        imgs += region.imgs
+    page = PageTotals(elements, chars, link_chars, links, imgs, max_depth, lines)
+    blocks: list[Block] = []
+    for region in regions:
+        if not region.paragraphs:
+            continue
+        # Link pieces are disjoint parts of the collapsed line, so linked <= len(text); min() guards it.
+        paragraphs = [Paragraph(text, i, len(text), min(linked, len(text)), number, number)
+                      for i, (text, linked, number) in enumerate(region.paragraphs)]
+        blocks.append(Block(
+            element=region.element, index=len(blocks), order=region.order, depth=region.depth,
+            text="\n".join(p.text for p in paragraphs), paragraphs=paragraphs,
+            chars=sum(p.chars for p in paragraphs), link_chars=sum(p.link_chars for p in paragraphs),
+            links=region.links, imgs=region.imgs, tags=region.tags, deco_tags=region.deco_tags, page=page,
+        ))
+    return blocks
+
+
+def blocks_text(blocks: Sequence[Block], keep: Sequence[bool],
+                paragraphs: Sequence[Sequence[bool]] | None = None) -> str:
+    """Return the text of the kept blocks, one paragraph per line, lines in document order.
+
+    A block's paragraphs before and after a nested block come before and after that block's
+    text, as on the page. ``paragraphs``: per block, which of its paragraphs to keep (default
+    all). Raises ValueError when ``keep`` and ``blocks`` differ in length.
+    """
+    if len(keep) != len(blocks):
+        raise ValueError(f"keep has {len(keep)} flags for {len(blocks)} blocks")
+    flags = paragraphs if paragraphs is not None else [[True] * len(b.paragraphs) for b in blocks]
+    kept = [p for block, flag, block_flags in zip(blocks, keep, flags, strict=True) if flag
+            for p, keep_paragraph in zip(block.paragraphs, block_flags, strict=True) if keep_paragraph]
+    kept.sort(key=lambda p: p.line_start)
+    return "\n".join(p.text for p in kept)

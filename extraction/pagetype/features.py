@@ -1,0 +1,409 @@
+"""Features of the DOM/URL page-type model (article / list / other), shared by training and crawl.
+
+Paper 000 routes article pages and list pages to different extractors; the screenshot CNN types
+pages it has a screenshot of, and this model types the rest (and is fused with the CNN where both
+run). ``dom_features`` turns a parsed page and its URL into ``DOM_FEATURES``, a float32 vector;
+``models/training/train_pagetype_dom.py`` trains on it and ``models/pagetype/dom.onnx`` reads it.
+
+Groups (``FEATURE_GROUPS``):
+
+* text: visible body text in the paragraphs of ``extraction.dom.blocks`` (one line of a block's own
+  text): its size, the share inside links overall and per third of the text in document order,
+  links per 1000 characters, the longest paragraph outside links and those >= 150 characters;
+* anchors: the share of links whose text is headline-like (a list page links its entries by
+  their headlines, an article's links are menu words and inline phrases);
+* structure: the largest group of sibling elements with one tag+class signature that are list
+  items (hold a link that carries >= ``ITEM_LINK_SHARE`` of their text), its size and text share;
+  headings that hold links; <p> text share; <article> and <time> elements;
+* metadata: og:type, JSON-LD @type classes, article:published_time / itemprop=datePublished;
+* cues: form controls, code blocks and prices, which mark the "other" types (product, service,
+  documentation, forum pages);
+* url: path shape (depth, dates, numeric ids, slugs, index pages, pagination, extensions ...),
+  zeros and ``has_url`` = 0 when the URL is unknown.
+
+What each part adds, measured by leaving it out: grouped CV (GroupKFold(5) by site, three shuffles)
+on the training pages (wcxb-dev training folds + demo sites) with the shipped kind of model
+(histogram gradient boosting, learning rate 0.05, 15 leaves); all features: macro-F1 0.794,
+article-vs-list accuracy 0.942. Change when left out (macro-F1 / article vs list): cues -0.027 /
+-0.005; JSON-LD "other" types -0.016 / +0.001; anchors -0.010 / -0.010; headings with links -0.009 /
+-0.001; repeated siblings -0.006 / -0.008; rare URL shapes (index, pagination, query, extension)
+-0.005 / -0.002; <article>/<time> -0.004 / -0.004; <p> share -0.002 / -0.005; link share by thirds
+-0.001 / -0.010; og:type other + JSON-LD WebSite -0.002 / +0.001 (a fold-to-fold spread of about
+0.01: the last ones are within noise but none hurts). Without URL features macro-F1 drops by about
+0.01-0.02 (``meta.json`` "dom.cv.no_url"). Tried and dropped: counts of elements whose class/id
+names forum or shop parts (reply, thread, cart, price ...: +0.002); ``ITEM_LINK_SHARE`` from 0 to
+0.3 changes macro-F1 by less than 0.007 (flat). Added after those runs: lengths in Latin-equivalent
+characters (``CJK_CHAR_WEIGHT``): training CV 0.794 -> 0.798 (noise), gne-chinese (held out, Chinese
+news) article vs list 0.42 -> 0.61. The trainer repeats the group ablation on every run
+(``meta.json`` "dom.ablation", unshuffled folds).
+
+Counts and lengths enter as log1p: their range spans orders of magnitude. ``root`` is never
+modified; an empty or malformed page gives zeros (the URL features aside) and never raises.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Sequence
+from urllib.parse import unquote, urlsplit
+
+import numpy as np
+import numpy.typing as npt
+from lxml import etree, html
+
+from extraction.dom.blocks import Block, page_blocks, walk_top
+from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+
+# Bump when a feature's definition or the order of DOM_FEATURES changes (meta.json records it).
+DOM_FEATURE_VERSION = 1
+
+# Characters in lengths are Latin-equivalent (CJK_CHAR_WEIGHT); shares count plain characters.
+TEXT_FEATURES: tuple[str, ...] = (
+    "text_chars_log",  # log1p(visible characters)
+    "links_log",  # log1p(<a> elements)
+    "link_share",  # characters inside links / characters
+    "link_share_first",  # ... within the first third of the text (document order)
+    "link_share_middle",
+    "link_share_last",
+    "links_per_1000_chars",
+    "longest_paragraph_log",  # log1p(longest paragraph's characters outside links)
+    "long_paragraphs_log",  # log1p(paragraphs with >= LONG_PARAGRAPH_CHARS outside links)
+    "long_paragraph_share",  # their characters / characters
+)
+ANCHOR_FEATURES: tuple[str, ...] = (
+    "headline_link_share",  # links with headline-like text / links with text
+    "headline_links_log",
+)
+STRUCTURE_FEATURES: tuple[str, ...] = (
+    "repeat_group_size_log",  # log1p(size of the largest group of same-signature sibling items, see ITEM_LINK_SHARE)
+    "repeat_group_text_share",  # its characters / characters
+    "repeat_item_chars_log",  # log1p(its mean characters per sibling)
+    "headings_with_links_log",
+    "heading_link_share",  # headings that hold a link / headings
+    "p_text_share",  # characters inside <p> / characters
+    "article_elements_log",
+    "time_elements_log",
+)
+META_FEATURES: tuple[str, ...] = (
+    "og_article",
+    "og_website",
+    "og_other",  # og:type present, neither article nor website (video, product, profile ...)
+    "jsonld_article",  # any @type *Article, BlogPosting, Report
+    "jsonld_collection",  # CollectionPage, ItemList, SearchResultsPage
+    "jsonld_website",  # WebSite (many CMSs add it to every page)
+    "published_meta",  # article:published_time meta or itemprop=datePublished
+    "jsonld_other",  # Product, Offer, DiscussionForumPosting, QAPage, FAQPage, SoftwareApplication, Service, ...
+)
+CUE_FEATURES: tuple[str, ...] = (
+    "form_controls_log",  # log1p(input, select, textarea, button elements)
+    "code_blocks_log",  # log1p(pre and code elements): documentation
+    "prices_log",  # log1p(currency amounts in the visible text): products, services
+)
+URL_FEATURES: tuple[str, ...] = (
+    "has_url",
+    "url_depth",  # non-empty path segments, at most MAX_URL_DEPTH
+    "url_root",  # the path is empty or "/"
+    "url_trailing_slash",  # a non-root path ending in "/"
+    "url_date",  # /2024/05/, 2024-05-10, 20240510, t20260210_757849, /202603/
+    "url_numeric_id",  # a run of >= 5 digits in path or query besides the date
+    "url_slug",  # last segment with >= SLUG_HYPHENS hyphens
+    "url_index",  # last segment index/default/home/main[.ext]
+    "url_page_query",  # page=2, p=2, /page/2 ...
+    "url_last_segment_log",  # log1p(length of the last segment)
+    "url_html_ext",  # .html, .htm, .shtml
+    "url_list_word",  # a segment like tag, category, topics, section, archive, search
+    "url_query",  # a query string is present
+)
+FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
+    "text": TEXT_FEATURES,
+    "anchors": ANCHOR_FEATURES,
+    "structure": STRUCTURE_FEATURES,
+    "metadata": META_FEATURES,
+    "cues": CUE_FEATURES,
+    "url": URL_FEATURES,
+}
+DOM_FEATURES: tuple[str, ...] = tuple(name for group in FEATURE_GROUPS.values() for name in group)
+
+# A paragraph of running text: the brief's threshold (about two lines of a news paragraph); the
+# pipeline's rule uses a stricter 600 for "no article paragraph at all".
+LONG_PARAGRAPH_CHARS = 150
+# Headline-like anchor text: an English headline is rarely under 25 characters (4-5 words), a
+# Chinese one rarely under 10 characters; menu items and "read more" links are shorter.
+HEADLINE_CHARS = 25
+HEADLINE_CJK_CHARS = 10
+# A sibling is a list item when links carry at least this share of its text: a list entry's
+# headline link, not an article paragraph's inline link (a few words in hundreds of characters).
+# Grouped CV is flat from 0 to 0.3 (module docstring); 0.2 keeps linked paragraphs out of the group.
+ITEM_LINK_SHARE = 0.2
+# Lengths (text size, links per 1000 characters, paragraph lengths) count a CJK character as this
+# many Latin ones, the ratio of the two headline thresholds above: a Chinese sentence carries in 10
+# characters what an English one carries in about 25. Without it Chinese articles looked like link
+# lists (short "paragraphs", 55-110 links per 1000 characters; gne-chinese, see the module docstring).
+CJK_CHAR_WEIGHT = HEADLINE_CHARS / HEADLINE_CJK_CHARS
+# A slug of four or more words ("harbor-council-approves-budget") names one piece of content.
+SLUG_HYPHENS = 3
+MAX_URL_DEPTH = 12
+
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_HIDING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style"})
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_DIGITS_RE = re.compile(r"\d+")
+_ARTICLE_TYPE_RE = re.compile(r"(?:Article|BlogPosting|Report)$")
+_COLLECTION_TYPES = frozenset({"CollectionPage", "ItemList", "SearchResultsPage"})
+_OTHER_TYPES = frozenset({"Product", "ProductGroup", "Offer", "AggregateOffer", "DiscussionForumPosting", "QAPage",
+                          "Question", "FAQPage", "SoftwareApplication", "WebApplication", "Service", "Course"})
+_PRICE_RE = re.compile(r"[$€£¥]\s?\d|\d\s?(?:USD|EUR|GBP|元)(?!\w)")
+_DATE_RE = re.compile(
+    r"(?<!\d)(?:19|20)\d\d(?:[/_.-]?(?:0[1-9]|1[0-2])(?:[/_.-]?(?:0[1-9]|[12]\d|3[01]))?(?!\d)"
+    r"|/(?:[1-9]|1[0-2])/(?:[1-9]|[12]\d|3[01])?(?!\d))"
+)
+_NUMERIC_ID_RE = re.compile(r"\d{5,}")
+_INDEX_RE = re.compile(r"^(?:index|default|home|main)(?:\.\w+)?$", re.IGNORECASE)
+_PAGE_QUERY_RE = re.compile(r"(?:^|[&;])(?:page|pg|p|paged|start|offset|pn)=\d", re.IGNORECASE)
+_PAGE_PATH_RE = re.compile(r"/(?:page|p)/\d+/?$", re.IGNORECASE)
+_HTML_EXT_RE = re.compile(r"\.(?:html?|shtml)$", re.IGNORECASE)
+_LIST_WORDS = frozenset(
+    {"tag", "tags", "category", "categories", "topic", "topics", "section", "sections", "archive",
+     "archives", "search", "list", "browse", "channel", "column", "author", "authors"}
+)
+
+FloatVector = npt.NDArray[np.float32]
+
+
+def _length(text: str | None) -> int:
+    return len(" ".join(text.split())) if text else 0
+
+
+def _log(value: float) -> float:
+    return math.log1p(max(value, 0.0))
+
+
+def _share(part: float, whole: float) -> float:
+    return min(part / whole, 1.0) if whole > 0 else 0.0
+
+
+def _text_features(blocks: Sequence[Block]) -> list[float]:
+    paragraphs = sorted((p for block in blocks for p in block.paragraphs), key=lambda p: p.line_start)
+    chars = sum(p.chars for p in paragraphs)
+    links = blocks[0].page.links if blocks else 0
+    if chars == 0:
+        return [0.0, _log(links)] + [0.0] * (len(TEXT_FEATURES) - 2)
+    link_chars = sum(p.link_chars for p in paragraphs)
+    third_chars = [0, 0, 0]
+    third_links = [0, 0, 0]
+    seen = 0
+    latin_chars = 0.0  # Latin-equivalent characters (see CJK_CHAR_WEIGHT)
+    longest = 0.0
+    long_count = 0
+    long_chars = 0
+    for p in paragraphs:
+        third = min(2, int(3 * (seen + p.chars / 2) / chars))  # by the paragraph's middle
+        seen += p.chars
+        third_chars[third] += p.chars
+        third_links[third] += p.link_chars
+        weight = 1.0 + (CJK_CHAR_WEIGHT - 1.0) * len(_CJK_RE.findall(p.text)) / p.chars
+        latin_chars += weight * p.chars
+        own = weight * (p.chars - p.link_chars)
+        longest = max(longest, own)
+        if own >= LONG_PARAGRAPH_CHARS:
+            long_count += 1
+            long_chars += p.chars
+    return [
+        _log(latin_chars), _log(links), _share(link_chars, chars),
+        *(_share(link, total) for link, total in zip(third_links, third_chars, strict=True)),
+        1000.0 * links / latin_chars, _log(longest), _log(long_count), _share(long_chars, chars),
+    ]
+
+
+class _Frame:
+    """An open element of the structure walk: its subtree's characters (and those inside links), whether
+    it holds a link and its children's item groups by signature (signature -> [items, their characters])."""
+
+    __slots__ = ("chars", "groups", "has_link", "link_chars")
+
+    def __init__(self) -> None:
+        self.chars = 0
+        self.link_chars = 0
+        self.has_link = False
+        self.groups: dict[str, list[int]] = {}
+
+
+def _signature(element: html.HtmlElement) -> str:
+    # Digits are dropped from class names: "post-123 post-124" siblings are one repeated item.
+    cls = element.get("class")
+    if not cls:
+        return str(element.tag)
+    return f"{element.tag}.{' '.join(sorted(_DIGITS_RE.sub('', cls).split()))}"
+
+
+def _is_headline(text: str) -> bool:
+    return len(text) >= HEADLINE_CHARS or len(_CJK_RE.findall(text)) >= HEADLINE_CJK_CHARS
+
+
+def _structure_features(root: html.HtmlElement) -> list[float]:
+    """Return the anchor features and then the structure features, in their tuples' order."""
+    top = walk_top(root)
+    frames: list[_Frame] = []
+    total = p_chars = in_p = in_link = 0
+    anchors = headline_anchors = headings = linked_headings = articles = times = 0
+    best_size = best_chars = 0
+    skipped = False
+    walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
+    for event, node in walker:
+        if event == "start":
+            tag = node.tag
+            names = node.keys()
+            if tag in INVISIBLE_TAGS or (names and not _HIDING_ATTRIBUTES.isdisjoint(names) and is_hidden(node)):
+                walker.skip_subtree()  # its "end" still comes, right after
+                skipped = True
+                continue
+            frames.append(_Frame())
+            if tag == "a":
+                in_link += 1
+            elif tag == "p":
+                in_p += 1
+            elif tag == "article":
+                articles += 1
+            elif tag == "time":
+                times += 1
+            piece = _length(node.text)  # the element's own text, counted below like a tail
+        elif event == "end":
+            if skipped:
+                skipped = False
+            else:
+                frame = frames.pop()
+                tag = node.tag
+                if tag == "a":
+                    in_link -= 1
+                    frame.has_link = True
+                    text = " ".join(node.text_content().split())
+                    if text:
+                        anchors += 1
+                        headline_anchors += _is_headline(text)
+                elif tag == "p":
+                    in_p -= 1
+                elif tag in _HEADINGS:
+                    headings += 1
+                    linked_headings += frame.has_link
+                for size, chars in frame.groups.values():
+                    if (size, chars) > (best_size, best_chars):
+                        best_size, best_chars = size, chars
+                if frames:
+                    parent = frames[-1]
+                    parent.chars += frame.chars
+                    parent.link_chars += frame.link_chars
+                    parent.has_link = parent.has_link or frame.has_link
+                    if frame.has_link and frame.link_chars >= ITEM_LINK_SHARE * frame.chars:
+                        group = parent.groups.setdefault(_signature(node), [0, 0])
+                        group[0] += 1
+                        group[1] += frame.chars
+            if node is top:
+                break
+            piece = _length(node.tail)  # after an element's end, its tail is the parent's text
+        else:  # a comment or a processing instruction: only its tail is text
+            piece = _length(node.tail)
+        if piece and frames:
+            frames[-1].chars += piece
+            total += piece
+            if in_link:
+                frames[-1].link_chars += piece
+            if in_p:
+                p_chars += piece
+    return [
+        _share(headline_anchors, anchors), _log(headline_anchors),
+        _log(best_size), _share(best_chars, total), _log(best_chars / best_size) if best_size else 0.0,
+        _log(linked_headings), _share(linked_headings, headings), _share(p_chars, total),
+        _log(articles), _log(times),
+    ]
+
+
+def jsonld_types(root: html.HtmlElement) -> set[str]:
+    """Return the @type names of the page's JSON-LD, "schema:"/URL prefixes dropped."""
+    found: set[str] = set()
+    for script in root.xpath("//script[@type='application/ld+json']"):
+        try:
+            data = json.loads(script.text or "")
+        except (ValueError, RecursionError):
+            continue
+        stack: list[object] = [data]
+        while stack and len(found) < 100:
+            item = stack.pop()
+            if isinstance(item, dict):
+                kind = item.get("@type")
+                for name in kind if isinstance(kind, list) else [kind]:
+                    if isinstance(name, str) and name:
+                        found.add(name.rsplit("/", 1)[-1].rsplit(":", 1)[-1])
+                stack.extend(v for v in item.values() if isinstance(v, (dict, list)))
+            elif isinstance(item, list):
+                stack.extend(item)
+    return found
+
+
+def _meta_features(root: html.HtmlElement) -> list[float]:
+    og = {value.strip().lower() for value in root.xpath("//meta[@property='og:type' or @name='og:type']/@content")}
+    og_article = any(value.startswith("article") for value in og)
+    og_website = "website" in og
+    og_other = bool(og) and not og_article and not og_website
+    types = jsonld_types(root)
+    published = bool(root.xpath(
+        "//meta[@property='article:published_time' or @name='article:published_time']"
+        " | //*[@itemprop='datePublished']"
+    ))
+    return [float(og_article), float(og_website), float(og_other),
+            float(any(_ARTICLE_TYPE_RE.search(name) for name in types)),
+            float(not _COLLECTION_TYPES.isdisjoint(types)), float("WebSite" in types), float(published),
+            float(not _OTHER_TYPES.isdisjoint(types))]
+
+
+def _cue_features(root: html.HtmlElement, blocks: Sequence[Block]) -> list[float]:
+    top = walk_top(root)
+    controls = top.xpath("count(.//input | .//select | .//textarea | .//button)")
+    code = top.xpath("count(.//pre | .//code)")
+    prices = sum(len(_PRICE_RE.findall(block.text)) for block in blocks)
+    return [_log(float(controls)), _log(float(code)), _log(prices)]
+
+
+def url_features(url: str | None) -> list[float]:
+    """Return the ``URL_FEATURES`` of ``url``: all zeros when it is None, empty or unparsable."""
+    zeros = [0.0] * len(URL_FEATURES)
+    if not url or not url.strip():
+        return zeros
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError:
+        return zeros
+    path = unquote(parts.path)
+    query = parts.query
+    segments = [segment for segment in path.split("/") if segment]
+    last = segments[-1] if segments else ""
+    dateless = _DATE_RE.sub("/", f"{path}?{query}")
+    return [
+        1.0,
+        float(min(len(segments), MAX_URL_DEPTH)),
+        float(not segments),
+        float(bool(segments) and path.endswith("/")),
+        float(bool(_DATE_RE.search(path))),
+        float(bool(_NUMERIC_ID_RE.search(dateless))),
+        float(last.count("-") >= SLUG_HYPHENS),
+        float(bool(_INDEX_RE.match(last))),
+        float(bool(_PAGE_QUERY_RE.search(query) or _PAGE_PATH_RE.search(path))),
+        _log(len(last)),
+        float(bool(_HTML_EXT_RE.search(last))),
+        float(any(segment.lower() in _LIST_WORDS for segment in segments)),
+        float(bool(query)),
+    ]
+
+
+def dom_features(root: html.HtmlElement, url: str | None, blocks: Sequence[Block] | None = None) -> FloatVector:
+    """Return the ``DOM_FEATURES`` of a parsed page and its URL as a float32 vector (``root`` unchanged).
+
+    ``blocks``: ``page_blocks(root)`` when the caller has them already. A page without body or
+    text gives zeros for the page features; ``url`` None gives zeros for the URL features.
+    """
+    blocks = page_blocks(root) if blocks is None else blocks
+    values = [*_text_features(blocks), *_structure_features(root), *_meta_features(root), *_cue_features(root, blocks),
+              *url_features(url)]
+    vector = np.asarray(values, dtype=np.float32)
+    return np.nan_to_num(vector, nan=0.0, posinf=0.0, neginf=0.0)

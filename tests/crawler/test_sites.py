@@ -1,0 +1,130 @@
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from crawler.sites import (
+    DEFAULT_MAX_DEPTH,
+    DEFAULT_MAX_PAGES,
+    SiteListError,
+    load_site_list,
+    parse_site_list,
+)
+from tests.crawl_helpers import REPO
+
+GOOD = """
+defaults:
+  max_pages: 50
+sites:
+  - name: a
+    start_urls: ["http://a.test/news/"]
+    allowed_prefixes: ["http://a.test/news/"]
+    deny: ["/print/"]
+  - name: b
+    feeds: ["https://b.test/rss.xml"]
+    allowed_prefixes: ["https://b.test/", "https://b.test/world/"]
+    follow: ["/20\\\\d\\\\d/"]
+    render: false
+    max_pages: 7
+    max_depth: 2
+    trailing_slash: strip
+"""
+
+
+def test_good_file_parses_with_defaults_merged() -> None:
+    sites = parse_site_list(GOOD).sites
+    assert [s.name for s in sites] == ["a", "b"]
+    a, b = sites
+    assert a.max_pages == 50 and a.max_depth == DEFAULT_MAX_DEPTH and a.render is True
+    assert b.max_pages == 7 and b.max_depth == 2 and b.render is False
+    assert b.feeds == ("https://b.test/rss.xml",) and b.start_urls == ()
+    assert b.trailing_slash == "strip"
+
+
+def test_allows_prefix_follow_and_deny() -> None:
+    a, b = parse_site_list(GOOD).sites
+    assert a.allows("http://a.test/news/x.html")
+    assert not a.allows("http://a.test/sport/x.html")
+    assert not a.allows("http://a.test/news/print/x.html")
+    assert b.allows("https://b.test/2026/x")
+    assert not b.allows("https://b.test/about")
+
+
+def test_site_for_picks_longest_prefix() -> None:
+    site_list = parse_site_list(GOOD)
+    assert site_list.site_for("https://b.test/world/x").name == "b"  # type: ignore[union-attr]
+    assert site_list.site_for("http://elsewhere.test/") is None
+
+
+def test_variables_are_expanded() -> None:
+    text = 'sites:\n  - name: d\n    start_urls: ["${DEMO_URL}/en/"]\n    allowed_prefixes: ["${DEMO_URL}/en/"]\n'
+    site_list = parse_site_list(text, variables={"DEMO_URL": "http://127.0.0.1:9"})
+    assert site_list.sites[0].start_urls == ("http://127.0.0.1:9/en/",)
+    assert site_list.variables_used == {"DEMO_URL"}
+    with pytest.raises(SiteListError, match=r"variable \$\{DEMO_URL\} is not set"):
+        parse_site_list(text, variables={})
+
+
+def _one_site(extra: str) -> str:
+    return (
+        "sites:\n  - name: s\n    start_urls: [\"http://s.test/\"]\n"
+        "    allowed_prefixes: [\"http://s.test/\"]\n" + extra
+    )
+
+
+@pytest.mark.parametrize(
+    ("extra", "field", "problem"),
+    [
+        ("    max_pages: 0\n", "max_pages", "positive integer"),
+        ("    max_pages: ten\n", "max_pages", "positive integer"),
+        ("    max_depth: true\n", "max_depth", "positive integer"),
+        ("    render: maybe\n", "render", "true or false"),
+        ("    trailing_slash: sometimes\n", "trailing_slash", "must be one of"),
+        ("    deny: ['(unclosed']\n", "deny", "bad regular expression"),
+        ("    feeds: ['ftp://s.test/rss']\n", "feeds", "not an absolute http"),
+        ("    colour: red\n", "colour", "unknown field"),
+    ],
+)
+def test_bad_field_is_named_with_entry(extra: str, field: str, problem: str) -> None:
+    with pytest.raises(SiteListError) as caught:
+        parse_site_list(_one_site(extra), source="x.yaml")
+    message = str(caught.value)
+    assert message.startswith("x.yaml: site #1 's': ")
+    assert f"field '{field}'" in message and problem in message
+
+
+def test_start_url_outside_prefixes_is_refused() -> None:
+    text = 'sites:\n  - name: s\n    start_urls: ["http://other.test/"]\n    allowed_prefixes: ["http://s.test/"]\n'
+    with pytest.raises(SiteListError, match=re.escape("field 'start_urls': http://other.test/ is outside")):
+        parse_site_list(text)
+
+
+def test_missing_prefixes_and_start_points() -> None:
+    with pytest.raises(SiteListError, match="field 'allowed_prefixes': at least one URL"):
+        parse_site_list('sites:\n  - name: s\n    start_urls: ["http://s.test/"]\n')
+    with pytest.raises(SiteListError, match="needs start_urls, feeds or sitemaps"):
+        parse_site_list('sites:\n  - name: s\n    allowed_prefixes: ["http://s.test/"]\n')
+
+
+def test_whole_file_errors() -> None:
+    with pytest.raises(SiteListError, match="not valid YAML"):
+        parse_site_list("sites: [", source="f.yaml")
+    with pytest.raises(SiteListError, match="non-empty 'sites' list"):
+        parse_site_list("sites: []")
+    with pytest.raises(SiteListError, match="site #2: field 'name'"):
+        parse_site_list(_one_site("") + "  - start_urls: ['http://t.test/']\n")
+    with pytest.raises(SiteListError, match="duplicate name"):
+        parse_site_list(_one_site("") + _one_site("").replace("sites:\n", ""))
+
+
+def test_load_reports_unreadable_file(tmp_path: Path) -> None:
+    with pytest.raises(SiteListError, match="cannot read site list"):
+        load_site_list(tmp_path / "missing.yaml")
+
+
+def test_default_demo_file_is_valid() -> None:
+    site_list = load_site_list(REPO / "sites/demo.yaml", {"DEMO_URL": "http://h:1"})
+    assert {s.name for s in site_list.sites} == {"en-gazette", "zh-jiangcheng"}
+    assert all(s.max_pages <= DEFAULT_MAX_PAGES for s in site_list.sites)

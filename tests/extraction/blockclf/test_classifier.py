@@ -1,0 +1,203 @@
+"""The shipped block/paragraph models: meta.json matches the feature code, the ONNX export path matches
+scikit-learn, and the shipped block model tells an article block from a navigation block."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+import onnxruntime as ort
+import pytest
+
+from evaluation.folds import HELD_OUT_FOLD, TRAIN_DATASETS
+from extraction.blockclf.classifier import MODELS_DIR, BlockModels, classify
+from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES, block_features
+from extraction.dom.blocks import page_blocks
+from extraction.dom.html import parse_html
+
+META = MODELS_DIR / "meta.json"
+# ONNX vs scikit-learn, largest absolute difference of P(content) (the training script's own check).
+PARITY_TOLERANCE = 1e-4
+INLINE_PAGES = 5
+
+WORDS = ("council", "budget", "river", "school", "market", "storm", "coast", "report", "minister", "election",
+         "hospital", "museum", "railway", "harbour", "farmers", "village", "season", "festival", "energy", "climate")
+NAV_ITEMS = ("Home", "World", "Politics", "Business", "Sport", "Culture", "Science", "Opinion")
+
+
+def _sentence(rng: random.Random, words: int) -> str:
+    text = " ".join(rng.choice(WORDS) for _ in range(words))
+    return text[0].upper() + text[1:] + "."
+
+
+def _article_page(seed: int) -> tuple[str, str]:
+    """Return (html, gold text) of a synthetic news page with many noise blocks around one article."""
+    rng = random.Random(seed)
+    paragraphs = [" ".join(_sentence(rng, rng.randint(12, 25)) for _ in range(rng.randint(2, 4))) for _ in range(6)]
+    title = _sentence(rng, 8)
+    nav = "<ul class='nav'>" + "".join(f"<li><a href='/{item.lower()}'>{item}</a></li>" for item in NAV_ITEMS) + "</ul>"
+    teasers = "".join(f"<div class='teaser'><a href='/story/{seed}-{i}'>{_sentence(rng, 6)}</a><span>{i} hours ago"
+                      "</span></div>" for i in range(12))
+    related = "<ul class='related'>" + "".join(f"<li><a href='/r/{i}'>{_sentence(rng, 5)}</a></li>"
+                                               for i in range(6)) + "</ul>"
+    article = ("<div class='article-body'><p>Share on Facebook | Share on Twitter</p>" + f"<h1>{title}</h1>"
+               + "".join(f"<p>{text}</p>" for text in paragraphs) + "<p>Advertisement</p></div>")
+    footer = "<div class='footer'><p>Copyright 2024 The Daily Example. All rights reserved.</p>" + "".join(
+        f"<div><a href='/f/{i}'>Contact</a> <a href='/p/{i}'>Privacy</a></div>" for i in range(4)) + "</div>"
+    page = (f"<html><head><title>{title}</title></head><body><div class='header'>{nav}</div><div class='main'>"
+            f"<div class='content'>{article}</div><div class='sidebar'>{related}{teasers}</div></div>{footer}"
+            "</body></html>")
+    return page, "\n".join([title, *paragraphs])
+
+
+def _hand_made_page() -> str:
+    nav = ("<div id='menu'><ul>" + "".join(f"<li><a href='/{item.lower()}'>{item}</a></li>" for item in NAV_ITEMS)
+           + "</ul></div>")
+    text = (
+        "<p>The city council approved a new budget on Tuesday evening after a debate that lasted more than six "
+        "hours, with members arguing over school funding, road repairs and the future of the central library.</p>"
+        "<p>Officials said the plan would add forty teachers next year and repair the bridge over the river, which "
+        "has been closed to lorries since the spring floods damaged its supports.</p>"
+        "<p>Critics on the council called the plan too expensive and warned that property taxes would have to rise "
+        "again within two years unless the city found new sources of income.</p>"
+        "<p>The mayor, who proposed the budget in March, said she was pleased with the result and thanked residents "
+        "who had come to the public hearings to speak for and against it.</p>"
+    )
+    return (f"<html><head><title>Council approves budget</title></head><body>{nav}<div id='story'>"
+            f"<h1>Council approves budget after six-hour debate</h1>{text}</div>"
+            "<div id='footer'><a href='/about'>About us</a> <a href='/contact'>Contact</a></div></body></html>")
+
+
+# --- (a) the shipped meta.json and models --------------------------------------------------------
+
+
+def test_shipped_meta_matches_feature_code() -> None:
+    meta = json.loads(META.read_text(encoding="utf-8"))
+    assert meta["version"] == 1 and meta["summary"]
+    for kind, names in (("blocks", BLOCK_FEATURES), ("paragraphs", PARAGRAPH_FEATURES)):
+        entry = meta[kind]
+        assert tuple(entry["features"]) == names, f"{kind}: retrain with `make train-blocks`"
+        assert entry["feature_version"] == FEATURE_VERSION, f"{kind}: retrain with `make train-blocks`"
+        assert 0.0 < entry["threshold"] < 1.0
+        path = MODELS_DIR / entry["file"]
+        assert path.stat().st_size == entry["size_bytes"]
+        assert entry["parity"]["max_abs_diff"] < PARITY_TOLERANCE
+        assert entry["support_vectors"] > 0
+    data = meta["training_data"]
+    assert set(data["datasets"]) <= set(TRAIN_DATASETS)
+    assert data["held_out_fold"] == HELD_OUT_FOLD
+    assert len(data["hash"]) == 64
+
+
+def test_shipped_models_load() -> None:
+    models = BlockModels.load(MODELS_DIR)
+    assert models.blocks.threshold == models.meta["blocks"]["threshold"]
+    assert models.paragraphs.content_probability(np.zeros((3, len(PARAGRAPH_FEATURES)), np.float32)).shape == (3,)
+
+
+# --- (b) parity of the export path ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["blocks", "paragraphs"])
+def test_export_matches_scikit_learn(kind: str, tmp_path: Path) -> None:
+    pytest.importorskip("sklearn", reason="scikit-learn is a training/test dependency (requirements-dev.txt)")
+    pytest.importorskip("skl2onnx", reason="skl2onnx is a training/test dependency (requirements-dev.txt)")
+    from sklearn.model_selection import GroupKFold
+
+    from models.training.block_data import html_rows
+    from models.training.train_blocks import calibrated_model, export_onnx, onnx_probabilities, skl2onnx_export
+
+    xs, ys, groups = [], [], []
+    for seed in range(INLINE_PAGES):
+        page, gold = _article_page(seed)
+        block_x, block_y, paragraph_x, paragraph_y = html_rows(parse_html(page), gold)
+        x, y = (block_x, block_y) if kind == "blocks" else (paragraph_x, paragraph_y)
+        xs.append(x)
+        ys.append(y)
+        groups += [seed] * len(y)
+    x = np.concatenate(xs)
+    y = np.concatenate(ys).astype(np.int64)
+    assert 0 < y.sum() < len(y), "the inline pages need both classes"
+    splits = list(GroupKFold(3).split(x, groups=groups))
+    model = calibrated_model(3.0, 0.5, splits).fit(x, y)
+    onnx_model = export_onnx(model, x.shape[1])
+    expected = model.predict_proba(x)[:, 1]
+    assert np.abs(onnx_probabilities(onnx_model, x) - expected).max() < PARITY_TOLERANCE
+    # The hand-built float64 graph computes what skl2onnx's standard (float32) conversion computes.
+    assert np.abs(onnx_probabilities(skl2onnx_export(model, x.shape[1]), x) - expected).max() < 1e-3
+    session = ort.InferenceSession(onnx_model, providers=["CPUExecutionProvider"])
+    labels = session.run(["label"], {session.get_inputs()[0].name: x})[0]
+    assert labels.tolist() == model.predict(x).tolist()
+    # The same graph through the runtime loader, as extraction.blockclf.classifier runs it.
+    names = list(BLOCK_FEATURES if kind == "blocks" else PARAGRAPH_FEATURES)
+    entry = {"file": f"{kind}.onnx", "features": names, "feature_version": FEATURE_VERSION, "threshold": 0.5}
+    for other in ("blocks", "paragraphs"):
+        (tmp_path / f"{other}.onnx").write_bytes(onnx_model)
+    meta = {"blocks": {**entry, "file": "blocks.onnx", "features": list(BLOCK_FEATURES)},
+            "paragraphs": {**entry, "file": "paragraphs.onnx", "features": list(PARAGRAPH_FEATURES)}}
+    (tmp_path / "meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    loaded = getattr(BlockModels.load(tmp_path), kind)
+    assert np.abs(loaded.content_probability(x) - expected).max() < PARITY_TOLERANCE
+
+
+def test_html_rows_label_blocks_and_paragraphs() -> None:
+    from models.training.block_data import html_rows
+
+    page, gold = _article_page(0)
+    block_x, block_y, paragraph_x, paragraph_y = html_rows(parse_html(page), gold)
+    assert block_x.shape == (len(block_y), len(BLOCK_FEATURES)) and paragraph_x.shape[1] == len(PARAGRAPH_FEATURES)
+    assert block_y.sum() == 1  # the article body; nav, teasers, related links and footer are noise
+    # The article block's paragraphs: the share line first and the advertisement last are noise.
+    assert paragraph_y.tolist() == [False, True, True, True, True, True, True, True, False]
+
+
+def test_sample_blocks_keeps_pages_whole_or_capped() -> None:
+    from models.training.block_data import sample_blocks
+
+    page_of_row = np.repeat(np.arange(4), [3, 50, 5, 7]).astype(np.int64)
+    pages = np.arange(4, dtype=np.int64)
+    first = sample_blocks(page_of_row, pages, 100, 10, np.random.default_rng(0))
+    again = sample_blocks(page_of_row, pages, 100, 10, np.random.default_rng(0))
+    assert first.tolist() == again.tolist()  # seeded
+    assert np.bincount(page_of_row[first], minlength=4).tolist() == [3, 10, 5, 7]
+    assert len(sample_blocks(page_of_row, pages, 12, 10, np.random.default_rng(1))) == 12
+    assert set(page_of_row[sample_blocks(page_of_row, pages[2:], 100, 10, np.random.default_rng(0))]) == {2, 3}
+
+
+def test_choose_prefers_fewer_support_vectors_within_one_standard_error() -> None:
+    pytest.importorskip("sklearn", reason="scikit-learn is a training/test dependency (requirements-dev.txt)")
+    from models.training.train_blocks import choose
+
+    rows = [{"C": 1.0, "gamma": 1.0, "f1_mean": 0.70, "f1_std": 0.05, "support_vectors_mean": 9000.0},
+            {"C": 3.0, "gamma": 0.2, "f1_mean": 0.69, "f1_std": 0.05, "support_vectors_mean": 4000.0},
+            {"C": 9.0, "gamma": 0.1, "f1_mean": 0.60, "f1_std": 0.05, "support_vectors_mean": 1000.0}]
+    assert choose(rows)["C"] == 3.0  # within 0.05 / sqrt(5) of the best; the 0.60 row is not
+
+
+# --- (c) the shipped block model on a hand-made page ---------------------------------------------
+
+
+def test_shipped_block_model_separates_article_from_navigation() -> None:
+    models = BlockModels.load(MODELS_DIR)
+    root = parse_html(_hand_made_page())
+    blocks = page_blocks(root)
+    probabilities = models.blocks.content_probability(block_features(blocks, root))
+    by_id: dict[str, list[float]] = {}
+    for block, probability in zip(blocks, probabilities, strict=True):
+        node = block.element
+        while node is not None and not node.get("id"):
+            node = node.getparent()
+        if node is not None:
+            by_id.setdefault(node.get("id"), []).append(float(probability))
+    assert max(by_id["story"]) > models.blocks.threshold > max(by_id["menu"])
+
+
+def test_classify_without_trimming_keeps_every_paragraph_of_kept_blocks() -> None:
+    root = parse_html(_hand_made_page())
+    trimmed = classify(root)
+    whole = classify(root, trim=False)
+    assert whole.kept == trimmed.kept and np.array_equal(whole.probabilities, trimmed.probabilities)
+    assert all(all(flags) for flags in whole.paragraphs)
+    assert [len(flags) for flags in whole.paragraphs] == [len(block.paragraphs) for block in whole.blocks]

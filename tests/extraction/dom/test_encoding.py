@@ -1,0 +1,78 @@
+from __future__ import annotations
+
+import codecs
+
+import pytest
+
+from extraction.dom.encoding import decode_html, header_charset, meta_charset, normalise_encoding
+
+ZH_SIMPLIFIED = "江城日报讯，市政府今日召开新闻发布会，宣布新的交通政策。市民反应热烈，专家认为这是一项重要改革。" * 8
+ZH_TRADITIONAL = "臺北市政府今日宣布新的交通政策，市民反應熱烈，專家認為這是一項重要的改革措施。" * 8
+
+
+def _page(text: str, head: str = "") -> str:
+    return f"<html><head>{head}<title>t</title></head><body><p>{text}</p></body></html>"
+
+
+@pytest.mark.parametrize(
+    ("codec", "text", "expected"),
+    [
+        ("gbk", ZH_SIMPLIFIED, "gb18030"),
+        ("gb18030", ZH_SIMPLIFIED + "𠀀", "gb18030"),
+        ("big5", ZH_TRADITIONAL, "big5hkscs"),
+    ],
+)
+def test_undeclared_chinese_is_detected(codec: str, text: str, expected: str) -> None:
+    decoded = decode_html(_page(text).encode(codec), "text/html")
+    assert decoded.source == "detected"
+    assert decoded.encoding == expected
+    assert text in decoded.text
+
+
+def test_header_wins_when_body_agrees() -> None:
+    body = _page(ZH_SIMPLIFIED).encode("gbk")
+    decoded = decode_html(body, "text/html; charset=GB2312")
+    assert (decoded.encoding, decoded.source) == ("gb18030", "header")
+
+
+def test_wrong_header_is_not_believed() -> None:
+    body = _page(ZH_SIMPLIFIED, '<meta charset="gbk">').encode("gbk")
+    decoded = decode_html(body, "text/html; charset=utf-8")
+    assert decoded.source == "meta" and ZH_SIMPLIFIED in decoded.text
+
+
+def test_meta_declaration_and_bom() -> None:
+    body = _page("café", '<meta http-equiv="Content-Type" content="text/html; charset=iso-8859-1">')
+    decoded = decode_html(body.encode("latin-1"))
+    assert (decoded.encoding, decoded.source) == ("cp1252", "meta") and "café" in decoded.text
+    decoded = decode_html(codecs.BOM_UTF8 + _page("日本").encode("utf-8"), "text/html; charset=latin-1")
+    assert decoded.source == "bom" and "日本" in decoded.text
+
+
+def test_plain_utf8_without_declaration() -> None:
+    decoded = decode_html(_page("naïve 中文").encode("utf-8"))
+    assert (decoded.encoding, decoded.source) == ("utf-8", "utf-8")
+
+
+def test_garbage_never_raises() -> None:
+    decoded = decode_html(bytes(range(256)) * 3)
+    assert decoded.text  # something, flagged by its source
+    assert decoded.source in ("detected", "fallback")
+
+
+def test_helpers() -> None:
+    assert header_charset('text/html; charset="Big5"') == "Big5"
+    assert header_charset("text/html") is None
+    assert meta_charset(b'<meta charset="gbk">') == "gbk"
+    assert normalise_encoding("GB2312") == "gb18030"
+    assert normalise_encoding("no-such-codec") is None
+
+
+def test_declared_charset_survives_a_few_broken_bytes() -> None:
+    body = ('<meta charset="gbk"><p>' + "江城日报记者报道，市政府今日召开会议。" * 50 + "</p>").encode("gbk")
+    broken = body[:300] + b"\xb0" + body[300:]  # a stray lead byte: strict GBK decoding fails
+    decoded = decode_html(broken)
+    assert (decoded.encoding, decoded.source) == ("gb18030", "meta")
+    assert "市政府今日召开会议" in decoded.text
+    many = body[:300] + b"\xb0\xff" * 200 + body[300:]  # mostly broken: not believed
+    assert decode_html(many).source != "meta"

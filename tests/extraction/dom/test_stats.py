@@ -1,0 +1,75 @@
+"""Per-element statistics (extraction.dom.stats) on hand-made pages with hand-computed numbers."""
+
+from __future__ import annotations
+
+from lxml import etree, html
+
+from extraction.dom.html import parse_html
+from extraction.dom.stats import compute_stats, text_length
+
+PAGE = (
+    "<html><body><div class='x  y'>ab <a href='#'>cd</a> ef<p>hello  world</p></div>"
+    "<ul><li><a href='/1'><span>one</span></a></li></ul></body></html>"
+)
+
+
+def _row(stats, tag):
+    i = next(k for k, e in enumerate(stats.elements) if e.tag == tag)
+    return i
+
+
+def test_counts_on_a_hand_made_page():
+    stats = compute_stats(parse_html(PAGE))
+    assert [e.tag for e in stats.elements] == ["html", "body", "div", "a", "p", "ul", "li", "a", "span"]
+    div = _row(stats, "div")
+    # "ab" + "cd" + "ef" + "hello world": 2 + 2 + 2 + 11 chars; "cd" is link text.
+    assert (stats.cn[div], stats.lcn[div]) == (17, 2)
+    # div, a, p: 3 tags, one of them a link.
+    assert (stats.tn[div], stats.ltn[div]) == (3, 1)
+    # Direct text of the div: "ab" and the <a>'s tail "ef".
+    assert (stats.own_text_len[div], stats.own_text_nodes[div], stats.text_nodes[div]) == (4, 2, 4)
+    assert stats.cls[div] == "x y"
+    assert stats.depth[div] == 3
+    assert stats.path_str(stats.path[div]) == "html/body/div"
+    ul = _row(stats, "ul")
+    # <span> inside <a>: its text is link text.
+    assert (stats.cn[ul], stats.lcn[ul], stats.tn[ul], stats.ltn[ul]) == (3, 3, 4, 1)
+    assert stats.in_link[_row(stats, "span")]
+    root = 0
+    assert (stats.cn[root], stats.lcn[root], stats.tn[root], stats.ltn[root]) == (20, 5, 9, 2)
+    assert stats.children[div] == [3, 4]
+    assert stats.parent[div] == 1 and stats.parent[root] == -1
+    assert stats.index[stats.elements[div]] == div
+
+
+def test_same_tag_path_shares_one_id():
+    stats = compute_stats(parse_html("<body><p>a</p><p>b</p><div><p>c</p></div></body>"))
+    paths = [stats.path_str(stats.path[i]) for i, e in enumerate(stats.elements) if e.tag == "p"]
+    assert paths == ["html/body/p", "html/body/p", "html/body/div/p"]
+    ps = [i for i, e in enumerate(stats.elements) if e.tag == "p"]
+    assert stats.path[ps[0]] == stats.path[ps[1]] != stats.path[ps[2]]
+
+
+def test_comment_tail_is_parent_text():
+    root = html.fragment_fromstring("<div>a<!-- c -->bc</div>")
+    stats = compute_stats(root)
+    assert (stats.own_text_len[0], stats.own_text_nodes[0]) == (3, 2)
+    assert len(stats) == 1
+
+
+def test_whitespace_is_collapsed():
+    assert text_length("  a \n\t b  ") == 3
+    assert text_length(None) == 0
+    stats = compute_stats(parse_html("<body>\n   <p>  </p>\n</body>"))
+    assert stats.cn[0] == 0 and stats.text_nodes[0] == 0
+
+
+def test_very_deep_tree_is_walked_iteratively():
+    root = etree.Element("div")
+    node = root
+    for _ in range(5000):
+        node = etree.SubElement(node, "div")
+    node.text = "deep"
+    stats = compute_stats(root)
+    assert len(stats) == 5001
+    assert stats.cn[0] == 4 and stats.tn[0] == 5001 and stats.depth[-1] == 5001

@@ -29,6 +29,7 @@ from scrapy.http import Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from crawler.errors import RenderStuck
+from crawler.middlewares.render import RenderConfig
 
 logger = logging.getLogger(__name__)
 
@@ -42,7 +43,7 @@ class SharedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
 
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
-        self.deadline = crawler.settings.getfloat("RENDER_DEADLINE", 180.0)
+        self.deadline = RenderConfig.from_settings(crawler.settings).deadline
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Any:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 
-from crawler.items import EXPORT_FIELDS
+from extraction.record import EXPORT_FIELDS
 
 BOT_NAME = "newscorpus"
 SPIDER_MODULES = ["crawler.spiders"]
@@ -17,9 +17,9 @@ USER_AGENT = "newscorpus/0.1 (+https://github.com/; research corpus crawler)"
 
 # --- site list -------------------------------------------------------------------------
 # The site list read by `scrapy crawl news_sites` when no `-a sites=FILE` is given. The
-# default points at the bundled demo sites, which the spider serves itself on 127.0.0.1.
+# default points at the bundled demo sites, which `scrapy crawl` serves itself on 127.0.0.1.
 NEWS_SITES_FILE = os.environ.get("NEWS_SITES_FILE", "sites/demo.yaml")
-DEMO_PORT = 0  # port of the embedded demo server (0: any free port)
+DEMO_PORT = 0  # port of the demo server `scrapy crawl` starts for ${DEMO_URL} (0: any free port)
 
 # --- politeness --------------------------------------------------------------------------
 ROBOTSTXT_OBEY = True
@@ -61,59 +61,34 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
 PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 4  # pages rendering at once (measured best on 2 cores)
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms, until DOMContentLoaded
 
-RENDER_ENABLED = True  # off: every site over plain HTTP, no screenshots
-RENDER_SCREENSHOTS = True
-RENDER_VIEWPORT_WIDTH = 1280
-RENDER_VIEWPORT_HEIGHT = 800
-# Full-page screenshots stop at this height (CSS px = PNG px). Chromium cannot capture
-# beyond its 16384-px texture limit, and the page-type model looks at the top of the page;
-# 8192 keeps the PNG of a long article around 1-3 MB.
-RENDER_MAX_HEIGHT = 8192
-RENDER_LOAD_TIMEOUT = 10.0  # s to wait for the load event after DOMContentLoaded
-RENDER_SCREENSHOT_TIMEOUT = 20.0  # s
-RENDER_SERIALIZE_SCREENSHOTS = True  # one capture at a time, page brought to front
-RENDER_CRASH_RETRIES = 1  # a page whose browser died under it is rendered again this many times
-# Longest a browser download (navigation, waiting for a page slot included) may take before
-# it fails as render_stuck; Playwright's own timeouts normally end it long before.
-RENDER_DEADLINE = 180.0
+# RENDER_ENABLED, RENDER_SCREENSHOTS, RENDER_VIEWPORT_WIDTH/HEIGHT, RENDER_MAX_HEIGHT,
+# RENDER_LOAD_TIMEOUT, RENDER_SCREENSHOT_TIMEOUT, RENDER_SERIALIZE_SCREENSHOTS, RENDER_CRASH_RETRIES,
+# RENDER_DEADLINE: defaults in crawler/middlewares/render.py (RenderConfig), README "Settings".
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.render.RenderMiddleware": 950,
-    "crawler.middlewares.charset.CharsetMiddleware": 580,  # after decompression (590)
-    "crawler.middlewares.templates.TemplateLibraryMiddleware": 570,  # sees the text as decoded
 }
 
-# --- page type (paper 000; extraction/pagetype/models.py, models/pagetype/) ---------------------
-PAGETYPE_ENABLED = True  # off: the block stage types pages with the DOM/URL model alone
-PAGETYPE_MODEL_DIR = ""  # folder with meta.json and the ONNX models (empty: models/pagetype/)
-
-# --- block classifier (papers 003 and 004; extraction/blockclf/classifier.py, models/) ------------
-BLOCKS_ENABLED = True  # off: the full text is exported (extraction_method "fulltext")
-BLOCKS_MODEL_DIR = ""  # folder with meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
+# --- per-page processing (extraction/process.py: one flow for the crawl and `scrapy extract`) ---
+# Page type (paper 000; extraction/pagetype/, models/pagetype/).
+# PAGETYPE_ENABLED, PAGETYPE_MODEL_DIR: defaults in extraction/process.py (PageTypeConfig).
+# Block classifier (papers 003 and 004; extraction/blockclf/, models/).
+# BLOCKS_ENABLED: default in extraction/process.py (BlocksConfig); the environment may name the model folder.
+BLOCKS_MODEL_DIR = os.environ.get("BLOCKS_MODEL_DIR", "")  # meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
+# Web2Text (paper 002; methods web2text and svm-web2text of `scrapy extract`).
+WEB2TEXT_MODEL_DIR = os.environ.get("WEB2TEXT_MODEL_DIR", "")  # unary/pairwise ONNX (empty: models/web2text/)
 
 # --- per-site template library (paper 004; templates_db/library.py) -----------------
-TEMPLATES_ENABLED = True  # off: no learning, no template cleaning
-TEMPLATES_STORE = "templates_db"  # folder holding templates.sqlite3 (or a .sqlite3 path)
-TEMPLATES_LEARN = True  # off: apply the stored templates only (the middleware is disabled)
-TEMPLATES_BATCH_PAGES = 10  # N1 (paper 004): pages per batch
-TEMPLATES_MIN_FREQUENCY = 3  # N2 (paper 004): pages of a batch a tag must be on to become a template
-TEMPLATES_GUARD_MIN_CHARS = 80  # leaves this long are removed only by site-wide templates...
-TEMPLATES_GUARD_MIN_SHARE = 0.5  # ...seen on at least this share of a batch's pages
-TEMPLATES_DRIFT_WINDOW = 10  # pages in the recent match-rate window (layout drift)
-TEMPLATES_DRIFT_RATIO = 0.5  # drift when the recent rate < this x the rate the templates promise
-TEMPLATES_REFRESH_INTERVAL = 5.0  # s between checks for templates written by other processes
+# TEMPLATES_ENABLED, _STORE, _LEARN, _BATCH_PAGES, _MIN_FREQUENCY, _GUARD_MIN_CHARS, _GUARD_MIN_SHARE,
+# _DRIFT_WINDOW, _DRIFT_RATIO, _REFRESH_INTERVAL: defaults in templates_db/library.py (TemplatesConfig).
 
 # --- items and export ------------------------------------------------------------------
-ARCHIVE_ENABLED = True
-ARCHIVE_DIR = "output"  # html/ and screenshots/ are created under it
+# ARCHIVE_ENABLED, ARCHIVE_DIR: defaults in pipelines/archive.py (ArchiveConfig).
 EXPORT_ERROR_ITEMS = True
 
 ITEM_PIPELINES = {
-    "pipelines.archive.ArchivePipeline": 100,
-    "pipelines.pagetype.PageTypePipeline": 150,  # before template cleaning: the models see whole pages
-    "pipelines.templates.TemplateDenoisePipeline": 200,
-    "pipelines.blocks.BlockClassifierPipeline": 400,  # after fulltext (300): title, lang, fallback text
-    "pipelines.fulltext.FullTextPipeline": 300,
+    "pipelines.archive.ArchivePipeline": 100,  # the page as fetched, before anything edits it
+    "pipelines.process.ProcessPipeline": 500,  # extraction.process.process: type, templates, text
     "pipelines.errors.ErrorItemFilterPipeline": 900,
 }
 

@@ -1,132 +1,257 @@
-"""The default extraction: page type, then the extractor for that type (``--method pipeline``).
+"""One flow for every page: ``process(page, context) -> Record``, for the crawl and ``scrapy extract``.
 
-Template cleaning (paper 004's common noise) happens before this, where the page's site has a
-library (the crawl's ``TemplateDenoisePipeline``, ``scrapy extract`` with a site). Then:
+The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.tree`):
 
-1. page type (paper 000) by the page-type models (``extraction.pagetype.models``): the screenshot CNN
-   fused with the DOM/URL model when there is a screenshot, the DOM/URL model alone otherwise;
-   the crawl's ``PageTypePipeline`` types the page before template cleaning and passes the
-   type in (``page_type=``);
-2. list pages get the list extractor's entries (``LIST_METHOD``: titles with their link URLs);
-   the text of every page comes from the SVM block classifier with the paragraph denoiser
-   (``extraction.blockclf.classifier``), or for list pages from the list extractor when ``ROUTE_LISTS``.
+1. **door**: a page that is empty or not HTML gets ``error`` ("empty", "not_html") and nothing
+   else runs (:func:`extraction.page.sniff`); a page lxml cannot parse gets "unparsable";
+2. **page type** (paper 000, :mod:`extraction.pagetype.models`) on the whole page, with the
+   screenshot when there is one; off when the context has no page-type models;
+3. **entries** of a list page (p(list) at least the models' route threshold) from the list
+   extractor, before template cleaning (a list's headlines recur on the site's other lists);
+4. **templates** (paper 004): the page's leaf tags teach the site's library (when it learns),
+   then the site's templates are removed from the tree (skipped on list pages routed to the list
+   extractor, ``ROUTE_LISTS``);
+5. **title and language** from the cleaned tree;
+6. **text**: method ``pipeline`` (the default) keeps the blocks the SVM block classifier and the
+   paragraph denoiser pass (papers 003, 004; ``extraction_method`` "svm"), or routes list pages to
+   the list extractor ("list"); any other registered method runs instead when asked for. A step
+   that fails flags the record (``<step>_failed``) and the page keeps the full text.
 
-``page_type_rule``, the DOM rule that typed pages before the models, stays as the baseline of
-the page-type report.
+Each event is counted through ``context.count(key, n)`` (the crawl's stats; keys are
+``component/event[/reason]``). Nothing here imports Scrapy.
 """
 
 from __future__ import annotations
 
-import re
-from dataclasses import dataclass, replace
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, ClassVar, Protocol
 
 from lxml import html
 
-from extraction.blockclf.classifier import BlockDecision, BlockModels, classify
-from extraction.dom.blocks import Block, page_blocks
-from extraction.dom.html import page_title
+from extraction.blockclf.classifier import BlockModels, classify
+from extraction.blockclf.classifier import shared_models as shared_block_models
+from extraction.config import ComponentConfig
+from extraction.dom.html import declared_lang, page_title
+from extraction.dom.lang import script_language
+from extraction.dom.text import visible_text
 from extraction.methods import Extraction, ListEntry, extract_tree, register
-from extraction.pagetype.features import jsonld_types
+from extraction.page import Page
 from extraction.pagetype.models import PageTypeDecision, PageTypeModels
 from extraction.pagetype.models import shared_models as shared_page_models
+from extraction.record import Record
+from extraction.templates import DenoiseResult, Leaf, leaf_tags
 
-NAME = "pipeline"
-# DOM rule for list pages (ours, until the page-type model): links carry at least this share of
-# the body's text...
-LIST_LINK_SHARE = 0.35
-# ...and no paragraph has this many characters outside links (an article paragraph). Chosen by a
-# grid on the wcxb-dev training fold (article vs list pages, 786): accuracy 0.883, 11 of 622
-# articles routed as lists, 81 of 164 lists as articles (the cheaper error: the block classifier
-# still returns the list's text); the page-type model replaces the rule.
-LIST_MAX_PARAGRAPH = 600
+logger = logging.getLogger(__name__)
+
+PIPELINE = "pipeline"  # the default method: page type, then the block classifier or the list extractor
+LIST_METHOD = "list"
 # Take list pages' text from the list extractor too (their entries always come from it). Off:
 # on held-out pages it raised WCXB list F1 0.548 -> 0.555 but cost L3S-GN1's news articles
 # 0.912 -> 0.894 (link-heavy articles typed list; README, page-type section).
 ROUTE_LISTS = False
-LIST_METHOD = "list"
-_ARTICLE_TYPES = re.compile(r"(?:^|\W)(?:\w*Article|BlogPosting|Report)(?:\W|$)")
+
+Count = Callable[[str, int], Any]
 
 
-def declared_article(root: html.HtmlElement) -> bool:
-    """Return True when og:type or JSON-LD declare the page an article."""
-    for value in root.xpath("//meta[@property='og:type']/@content"):
-        if value.strip().lower() == "article":
-            return True
-    return any(_ARTICLE_TYPES.search(kind) for kind in jsonld_types(root))
+class SiteTemplates(Protocol):
+    """What the flow needs of a template library (``templates_db.library.TemplateLibrary``)."""
 
+    @property
+    def available(self) -> bool: ...
 
-def page_type_rule(root: html.HtmlElement, blocks: list[Block] | None = None) -> str:
-    """Return "article" or "list" by the DOM rule of the module docstring (``root`` unchanged).
+    @property
+    def learns(self) -> bool: ...
 
-    ``blocks``: ``page_blocks(root)`` when the caller has them (the rule needs nothing else).
-    """
-    if declared_article(root):
-        return "article"
-    blocks = page_blocks(root) if blocks is None else blocks
-    chars = sum(block.chars for block in blocks)
-    if chars == 0 or sum(block.link_chars for block in blocks) < LIST_LINK_SHARE * chars:
-        return "article"
-    longest = max((p.chars - p.link_chars for block in blocks for p in block.paragraphs), default=0)
-    return "list" if longest < LIST_MAX_PARAGRAPH else "article"
+    def templates(self, site: str) -> Any: ...
 
+    def observe(self, site: str, root: html.HtmlElement | None = None, leaves: list[Leaf] | None = None) -> Any: ...
 
-def is_list(page_type: str | None, confidence: float | None, page_models: PageTypeModels | None = None) -> bool:
-    """Return True for a list page sure enough to get entries (p(list) at least the route threshold;
-    a type given without a confidence counts)."""
-    if page_type != "list":
-        return False
-    return confidence is None or confidence >= (page_models or shared_page_models()).list_route_threshold
-
-
-def routed_to_list(page_type: str | None, confidence: float | None, page_models: PageTypeModels | None = None,
-                   route_lists: bool | None = None) -> bool:
-    """Return True when a page of this type and confidence gets its text from the list extractor."""
-    return (ROUTE_LISTS if route_lists is None else route_lists) and is_list(page_type, confidence, page_models)
-
-
-def list_entries(root: html.HtmlElement, url: str | None) -> tuple[ListEntry, ...]:
-    """Return the list extractor's entries of a page (``root`` is not modified)."""
-    return extract_tree(root, LIST_METHOD, url).entries  # list methods work on their own copy
+    def denoise(self, site: str, root: html.HtmlElement, leaves: list[Leaf] | None = None) -> DenoiseResult: ...
 
 
 @dataclass(frozen=True)
-class PipelineResult:
-    """The extraction, what typed the page, and what the block classifier decided (None on lists)."""
+class PageTypeConfig(ComponentConfig):
+    """PAGETYPE_* settings."""
 
-    extraction: Extraction
-    decision: BlockDecision | None
-    page_type: PageTypeDecision | None = None  # None when the caller gave the type
+    prefix: ClassVar[str] = "PAGETYPE"
+    enabled: bool = True  # off: pages are not typed (page_type null, no list entries)
+    model_dir: str = ""  # folder with meta.json and the ONNX models (empty: models/pagetype/)
 
 
-def run(root: html.HtmlElement, url: str | None = None, models: BlockModels | None = None, *,
-        page_type: str | None = None, confidence: float | None = None, screenshot: bytes | None = None,
-        page_models: PageTypeModels | None = None, route_lists: bool | None = None) -> PipelineResult:
-    """Type the page (unless ``page_type`` is given) and run its extractor (``root`` is not modified).
+@dataclass(frozen=True)
+class BlocksConfig(ComponentConfig):
+    """BLOCKS_* settings."""
 
-    ``screenshot``: the page's PNG, for the image model and the fusion; ``page_models``: the
-    page-type models (default: the shipped ones, loaded once); ``route_lists``: default ``ROUTE_LISTS``.
-    A list page (``confidence`` = p(list) at least the models' ``list_route_threshold``, or a type
-    given without a confidence) gets the list extractor's entries; its text comes from the list
-    extractor too when ``route_lists``, else from the block classifier.
-    """
-    typed = None
-    typer = page_models or shared_page_models()
-    blocks = page_blocks(root)  # shared by the DOM/URL model and the block classifier
-    if page_type is None:
-        typed = typer.classify(root, url, screenshot, blocks)
-        page_type, confidence = typed.page_type, typed.confidence
-    if routed_to_list(page_type, confidence, typer, route_lists):
-        listed = extract_tree(root, LIST_METHOD, url)  # list methods work on their own copy
-        return PipelineResult(replace(listed, method=NAME, page_type="list"), None, typed)
-    entries = list_entries(root, url) if is_list(page_type, confidence, typer) else ()
-    decision = classify(root, models, blocks)
-    return PipelineResult(Extraction(method=NAME, text=decision.text, title=page_title(root),
-                                     page_type=page_type, entries=entries), decision, typed)
+    prefix: ClassVar[str] = "BLOCKS"
+    enabled: bool = True  # off: the text is the full visible text (extraction_method "fulltext")
+    model_dir: str = ""  # folder with meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
+
+
+def _no_count(key: str, count: int = 1) -> None:
+    """The default ``count``: events are not counted."""
+
+
+@dataclass
+class Context:
+    """What ``process`` needs besides the page: models, the template library, the method, stats."""
+
+    page_models: PageTypeModels | None = None  # None: pages are not typed
+    block_models: BlockModels | None = None  # None with method "pipeline": the full text
+    templates: SiteTemplates | None = None  # None: no template learning or cleaning
+    method: str = PIPELINE
+    route_lists: bool = ROUTE_LISTS
+    count: Count = field(default=_no_count)
+
+    @classmethod
+    def from_settings(cls, settings: Any, *, templates: SiteTemplates | None = None, method: str = PIPELINE,
+                      count: Count = _no_count) -> Context:
+        """Load the models the settings ask for (a missing or mismatched model raises its ModelError)."""
+        typing = PageTypeConfig.from_settings(settings)
+        blocks = BlocksConfig.from_settings(settings)
+        page_models = None
+        if typing.enabled:
+            page_models = shared_page_models(Path(typing.model_dir)) if typing.model_dir else shared_page_models()
+        block_models = shared_block_models(blocks.model_dir or None) if blocks.enabled and method == PIPELINE else None
+        return cls(page_models, block_models, templates, method, count=count)
+
+    def versions(self) -> dict[str, str]:
+        """Return the versions of the models this context runs, for the record."""
+        versions = {}
+        for name, models in (("pagetype", self.page_models), ("blocks", self.block_models)):
+            version = getattr(models, "version", None)
+            if version:
+                versions[name] = str(version)
+        return versions
+
+
+def process(page: Page, context: Context, record: Record | None = None) -> Record:
+    """Run the flow of the module docstring on ``page``; fill and return ``record`` (a new one by default)."""
+    record = record if record is not None else Record(url=page.url)
+    count = context.count
+    if page.refusal is not None:
+        record.error = page.refusal
+        count(f"page/refused/{page.refusal}", 1)
+        return record
+    record.encoding, record.encoding_source = page.decoded.encoding, page.decoded.source
+    try:
+        root = page.tree
+    except Exception as exc:  # lxml gives up on some garbage; the page is reported, the run goes on
+        logger.warning("Cannot parse %s: %s", page.url, exc)
+        record.error = "unparsable"
+        count("page/refused/unparsable", 1)
+        return record
+    record.models = context.versions()
+    typed = _page_type(page, root, context, record)
+    listed = typed is not None and typed.page_type == "list" and context.page_models is not None \
+        and typed.confidence >= context.page_models.list_route_threshold
+    routed = listed and context.route_lists and context.method == PIPELINE
+    if listed and context.method == PIPELINE:
+        entries = extract_tree(root, LIST_METHOD, page.url).entries  # list methods work on their own copy
+        record.entries = entry_dicts(entries)
+        count("pagetype/list_entries", len(entries))
+    _templates(page, root, context, record, skip_cleaning=routed)
+    record.title = page_title(root)
+    record.lang = declared_lang(root) or script_language(visible_text(root))
+    _text(page, root, context, record, routed)
+    count(f"extract/{record.extraction_method}", 1)
+    if not record.text:
+        count("extract/empty", 1)
+    return record
+
+
+def entry_dicts(entries: tuple[ListEntry, ...]) -> list[dict[str, str | None]]:
+    """Return list entries as the record holds them."""
+    return [{"title": entry.text, "url": entry.url} for entry in entries]
+
+
+def _page_type(page: Page, root: html.HtmlElement, context: Context, record: Record) -> PageTypeDecision | None:
+    if context.page_models is None:
+        return None
+    try:
+        typed = context.page_models.classify(root, page.url, page.screenshot)
+    except Exception as exc:  # one page must not stop the run: it goes on untyped
+        logger.warning("Page type failed on %s: %s", page.url, exc)
+        context.count("pagetype/error", 1)
+        record.flags.append("pagetype_failed")
+        return None
+    record.page_type = typed.page_type
+    record.page_type_confidence = round(typed.confidence, 4)
+    record.page_type_source = typed.source
+    context.count(f"pagetype/{typed.page_type}", 1)
+    context.count(f"pagetype/source/{typed.source}", 1)
+    return typed
+
+
+def _templates(page: Page, root: html.HtmlElement, context: Context, record: Record, skip_cleaning: bool) -> None:
+    library, site, count = context.templates, page.site, context.count
+    if library is None or not library.available or not site:
+        return
+    try:
+        leaves = leaf_tags(root)
+        if library.learns:
+            observation = library.observe(site, leaves=leaves)
+            count("templates/pages", 1)
+            count("templates/pages_matched", 1 if observation.matched else 0)
+            count("templates/promoted", observation.promoted)
+        if skip_cleaning:  # the list extractor finds the repeated entries itself
+            count("templates/skipped_list", 1)
+            return
+        if not library.templates(site):
+            count("templates/no_templates", 1)
+            return
+        result = library.denoise(site, root, leaves)
+    except Exception as exc:  # the page goes on uncleaned
+        logger.warning("Templates failed on %s: %s", page.url, exc)
+        count("templates/error", 1)
+        record.flags.append("templates_failed")
+        return
+    record.template_cleaning = result.as_dict()
+    if result.removed_nodes:
+        count("templates/denoised", 1)
+        count("templates/removed_nodes", result.removed_nodes)
+        count("templates/removed_chars", result.removed_chars)
+    for reason, kept in result.kept.items():
+        count(f"templates/guard/{reason}", kept)
+
+
+def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, routed: bool) -> None:
+    method, count = context.method, context.count
+    step = "blocks" if method == PIPELINE else "method"
+    try:
+        if method == PIPELINE and routed:
+            listed = extract_tree(root, LIST_METHOD, page.url)
+            record.text, record.extraction_method = listed.text, LIST_METHOD
+        elif method == PIPELINE and context.block_models is not None:
+            decision = classify(root, context.block_models)
+            record.text, record.extraction_method = decision.text, "svm"
+            record.block_stats = decision.stats()
+            count("blocks/kept", record.block_stats["blocks_kept"])
+            count("blocks/dropped", record.block_stats["blocks"] - record.block_stats["blocks_kept"])
+            count("blocks/paragraphs_trimmed", record.block_stats["paragraphs_trimmed"])
+            count("blocks/fallback", 1 if decision.fallback else 0)
+        elif method in (PIPELINE, "fulltext"):
+            record.text, record.extraction_method = visible_text(root), "fulltext"
+        else:
+            extraction = extract_tree(root, method, page.url)
+            record.text, record.extraction_method = extraction.text, method
+            if extraction.entries:
+                record.entries = entry_dicts(extraction.entries)
+    except Exception as exc:  # one page must not stop the run: it keeps its full text
+        logger.warning("Text extraction (%s) failed on %s: %s", method, page.url, exc)
+        count(f"{step}/error", 1)
+        record.flags.append(f"{step}_failed")
+        record.text, record.extraction_method = visible_text(root), "fulltext"
 
 
 def extract_pipeline(root: html.HtmlElement, url: str | None) -> Extraction:
-    """The ``pipeline`` method."""
-    return run(root, url).extraction
+    """The ``pipeline`` method for the method registry: the flow without templates, on the shipped models."""
+    record = process(Page.from_tree(root, url), Context(shared_page_models(), shared_block_models()))
+    entries = tuple(ListEntry(e["title"] or "", e["url"]) for e in record.entries or ())
+    return Extraction(method=PIPELINE, text=record.text, title=record.title, page_type=record.page_type,
+                      entries=entries)
 
 
-register(NAME, extract_pipeline)
+register(PIPELINE, extract_pipeline)

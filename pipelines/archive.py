@@ -17,31 +17,25 @@ import os
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import ClassVar
 
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
-from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
-from crawler.items import PageItem
+from extraction.config import ComponentConfig
+from extraction.record import Record
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
-class ArchiveConfig:
+class ArchiveConfig(ComponentConfig):
     """ARCHIVE_* settings."""
 
-    enabled: bool = True
-    directory: Path = Path("output")
-
-    @classmethod
-    def from_settings(cls, settings: BaseSettings) -> ArchiveConfig:
-        """Return the config read from ARCHIVE_ENABLED and ARCHIVE_DIR."""
-        return cls(
-            enabled=settings.getbool("ARCHIVE_ENABLED", True),
-            directory=Path(settings.get("ARCHIVE_DIR", "output")),
-        )
+    prefix: ClassVar[str] = "ARCHIVE"
+    enabled: bool = True  # off: no HTML or screenshots are kept
+    dir: str = "output"  # html/ and screenshots/ are created under it
 
 
 class ContentStore:
@@ -79,7 +73,7 @@ def read_archived_html(path: str | Path) -> str:
 
 
 class ArchivePipeline:
-    """Writes ``item.html`` and ``item.screenshot_png``; sets html_file and screenshot_file."""
+    """Writes the page's HTML and screenshot (``item.page``); sets html_file and screenshot_file."""
 
     def __init__(self, store: ContentStore, stats: StatsCollector) -> None:
         self.store = store
@@ -91,13 +85,15 @@ class ArchivePipeline:
         if not config.enabled:
             raise NotConfigured("ARCHIVE_ENABLED is off: no HTML or screenshots are kept")
         assert crawler.stats is not None
-        return cls(ContentStore(config.directory), crawler.stats)
+        return cls(ContentStore(Path(config.dir)), crawler.stats)
 
-    def process_item(self, item: PageItem) -> PageItem:
-        if item.html is not None:
-            item.html_file = self._put("html", html_archive_bytes(item.html), ".html.gz")
-        if item.screenshot_png is not None:
-            item.screenshot_file = self._put("screenshots", item.screenshot_png, ".png")
+    def process_item(self, item: Record) -> Record:
+        page = item.page
+        if page is None or page.refusal is not None:  # nothing worth keeping: the record says why
+            return item
+        item.html_file = self._put("html", html_archive_bytes(page.text), ".html.gz")
+        if page.screenshot is not None:
+            item.screenshot_file = self._put("screenshots", page.screenshot, ".png")
         return item
 
     def _put(self, kind: str, data: bytes, suffix: str) -> str:

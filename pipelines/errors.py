@@ -11,7 +11,7 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
 from scrapy.statscollectors import StatsCollector
 
-from crawler.items import PageItem
+from extraction.record import Record
 
 
 class ErrorItemFilterPipeline:
@@ -26,7 +26,7 @@ class ErrorItemFilterPipeline:
         assert crawler.stats is not None
         return cls(crawler.settings.getbool("EXPORT_ERROR_ITEMS", True), crawler.stats)
 
-    def process_item(self, item: PageItem) -> PageItem:
+    def process_item(self, item: Record) -> Record:
         if item.error and not self.export_errors:
             self.stats.inc_value(f"export/dropped/{item.error}")
             raise DropItem(f"failed page not exported ({item.error}): {item.canonical_url}")

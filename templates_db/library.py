@@ -26,13 +26,14 @@ import time
 from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import ClassVar
 from urllib.parse import urlsplit
 
 from lxml import html
 
 from crawler.sites import SiteList
 from extraction import templates as algo
+from extraction.config import ComponentConfig
 from extraction.templates import BatchCache, DenoiseResult, DriftMonitor, GuardRule, Leaf, Template, TemplateSet
 from templates_db.store import Candidate, ParkedBatch, TemplateStore, TemplateStoreError, open_store
 
@@ -42,12 +43,13 @@ Count = Callable[[str], None]  # stats callback: increments a stats key by one
 
 
 @dataclass(frozen=True)
-class TemplatesConfig:
-    """The TEMPLATES_* settings, parsed once (defaults: paper 004 and extraction.templates)."""
+class TemplatesConfig(ComponentConfig):
+    """The TEMPLATES_* settings (defaults: paper 004 and extraction.templates)."""
 
-    enabled: bool = True
+    prefix: ClassVar[str] = "TEMPLATES"
+    enabled: bool = True  # off: no learning, no template cleaning
     store: str = "templates_db"  # folder (SQLite file inside), .sqlite3 path, or URL
-    learn: bool = True
+    learn: bool = True  # off: apply the stored templates only
     batch_pages: int = algo.BATCH_PAGES
     min_frequency: int = algo.MIN_FREQUENCY
     guard_min_chars: int = algo.GUARD_MIN_CHARS
@@ -56,26 +58,10 @@ class TemplatesConfig:
     drift_ratio: float = algo.DRIFT_RATIO
     refresh_interval: float = 5.0  # s between checks for templates written by other processes
 
-    @classmethod
-    def from_settings(cls, settings: Any) -> TemplatesConfig:
-        """Build from Scrapy settings (anything with get/getbool/getint/getfloat)."""
-        config = cls(
-            enabled=settings.getbool("TEMPLATES_ENABLED", True),
-            store=str(settings.get("TEMPLATES_STORE") or "templates_db"),
-            learn=settings.getbool("TEMPLATES_LEARN", True),
-            batch_pages=settings.getint("TEMPLATES_BATCH_PAGES", algo.BATCH_PAGES),
-            min_frequency=settings.getint("TEMPLATES_MIN_FREQUENCY", algo.MIN_FREQUENCY),
-            guard_min_chars=settings.getint("TEMPLATES_GUARD_MIN_CHARS", algo.GUARD_MIN_CHARS),
-            guard_min_share=settings.getfloat("TEMPLATES_GUARD_MIN_SHARE", algo.GUARD_MIN_SHARE),
-            drift_window=settings.getint("TEMPLATES_DRIFT_WINDOW", algo.DRIFT_WINDOW),
-            drift_ratio=settings.getfloat("TEMPLATES_DRIFT_RATIO", algo.DRIFT_RATIO),
-            refresh_interval=settings.getfloat("TEMPLATES_REFRESH_INTERVAL", 5.0),
-        )
-        config.validate()
-        return config
-
     def validate(self) -> None:
         """Raise ValueError naming the setting when a value cannot work."""
+        if not self.store:
+            raise ValueError("TEMPLATES_STORE must name a folder, a .sqlite3 file or a URL")
         if self.batch_pages < 1:
             raise ValueError(f"TEMPLATES_BATCH_PAGES must be >= 1, got {self.batch_pages}")
         if not 1 <= self.min_frequency <= self.batch_pages:
@@ -155,6 +141,11 @@ class TemplateLibrary:
         return self.store is not None
 
     # -- reading ------------------------------------------------------------------------------
+
+    @property
+    def learns(self) -> bool:
+        """Return True when pages observed teach the library (TEMPLATES_LEARN)."""
+        return self.config.learn and self.store is not None
 
     def templates(self, site: str) -> TemplateSet:
         """Return the site's current templates (loaded once, refreshed when the store changed)."""

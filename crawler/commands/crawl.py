@@ -1,35 +1,59 @@
-"""``scrapy crawl``, with the site list checked before the engine starts.
+"""``scrapy crawl``, with the site list checked before the engine starts and the demo served.
 
-Scrapy's own command, plus one step: for the ``news_sites`` spider the site list is
-loaded and validated first, and a bad entry ends the command with a one-line error
-naming the file, the entry and the field (exit status 2) instead of a traceback.
+Scrapy's own command, plus two steps for the ``news_sites`` spider:
+
+- the site list is loaded and validated first, and a bad entry ends the command with a one-line
+  error naming the file, the entry and the field (exit status 2) instead of a traceback;
+- when the list uses ``${DEMO_URL}`` (the bundled ``sites/demo.yaml``, the default) and the
+  environment does not set it, the command serves the demo sites (``demo.server``) on 127.0.0.1
+  (port DEMO_PORT, 0: any free one) for the length of the crawl and sets ``DEMO_URL``. The
+  spider itself never imports the demo.
 """
 
 from __future__ import annotations
 
 import argparse
+import logging
+import os
 import sys
+from pathlib import Path
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
-from crawler.sites import SiteListError, load_site_list
+from crawler.sites import SiteListError, load_site_list, referenced_variables
 
-# Stand-in for ${DEMO_URL} while validating: the real address is known once the spider
-# starts the demo server.
+logger = logging.getLogger(__name__)
+
+# Stand-in for ${DEMO_URL} while validating: the real address is known once the server starts.
 _PLACEHOLDER_DEMO_URL = "http://127.0.0.1:1"
 
 
 class Command(ScrapyCrawlCommand):
-    """Run a spider; validate the site list first when it is ``news_sites``."""
+    """Run a spider; for ``news_sites`` validate the site list first and serve the demo if it needs it."""
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if args and args[0] == "news_sites":
-            assert self.settings is not None
-            path = opts.spargs.get("sites") or self.settings.get("NEWS_SITES_FILE")
-            try:
-                load_site_list(path, {"DEMO_URL": _PLACEHOLDER_DEMO_URL})
-            except SiteListError as exc:
-                print(f"error: {exc}", file=sys.stderr)
-                self.exitcode = 2
-                return
-        super().run(args, opts)
+        if not args or args[0] != "news_sites":
+            super().run(args, opts)
+            return
+        assert self.settings is not None
+        path = opts.spargs.get("sites") or self.settings.get("NEWS_SITES_FILE")
+        try:
+            load_site_list(path, {"DEMO_URL": os.environ.get("DEMO_URL", _PLACEHOLDER_DEMO_URL)})
+            needs_demo = "DEMO_URL" in referenced_variables(Path(path).read_text(encoding="utf-8"))
+        except (SiteListError, OSError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            self.exitcode = 2
+            return
+        if not needs_demo or os.environ.get("DEMO_URL"):
+            super().run(args, opts)
+            return
+        from demo.server import DemoServer  # only the bundled demo needs it
+
+        server = DemoServer(port=self.settings.getint("DEMO_PORT", 0))
+        os.environ["DEMO_URL"] = server.start()
+        logger.info("Serving the bundled demo sites at %s", os.environ["DEMO_URL"])
+        try:
+            super().run(args, opts)
+        finally:
+            server.stop()
+            del os.environ["DEMO_URL"]

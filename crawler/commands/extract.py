@@ -4,9 +4,9 @@
                            [--render]
 
 The default method, ``pipeline``, is the crawl's: page type (paper 000's models), then the SVM
-block classifier with the paragraph denoiser (articles) or the list extractor (lists); the site's
-templates are removed first when it has a library (below). ``--method`` runs any single
-algorithm instead.
+block classifier with the paragraph denoiser (``extraction_method`` "svm"); list pages also get
+their entries; the site's templates are removed first when it has a library (below).
+``--method`` runs any single algorithm for the text instead.
 
 Every page gets a ``page_type`` (article, list, other) with ``page_type_confidence`` and
 ``page_type_source``, whatever the method: from the DOM/URL model alone, or with ``--render``
@@ -18,13 +18,12 @@ and says so in ``render_error``. The text is always extracted from the saved HTM
 
 PATH may be a file (``.html``, ``.htm``, either with ``.gz``; the crawl's archived
 ``html/*.html.gz`` included), a glob or a folder (searched recursively for such files).
-One JSON line per page: ``path`` (as given or as found under a given folder), ``url``,
-``method``, ``page_type``, ``page_type_confidence``, ``page_type_source``, ``title``, ``text``,
-``entries`` (list pages), ``encoding``, ``render_error`` (``--render`` only),
-``error`` (null, or why the page failed), ``site`` (the template-library key used, or null) and
-``template_cleaning`` (null, or what the site's templates removed: ``removed_nodes``,
-``removed_chars``, ``kept_by_guard``, ``templates_matched``). A failing page never stops the
-run; the exit status is 0 unless every page failed (1), or no page was found (2).
+Each page goes through :func:`extraction.process.process`, the crawl's own flow, and becomes one
+JSON line with the crawl's record schema (``extraction/record.schema.json``): ``html_file`` is
+the path (as given or as found under a given folder), ``url`` the ``--url``, fetch fields are
+null; a page that could not be rendered has the flag ``render_failed``. Empty files and binary
+files (PDF, images, archives) get ``error`` "empty" / "not_html". A failing page never stops
+the run; the exit status is 0 unless every page failed (1), or no page was found (2).
 
 Template cleaning (paper 004). The pages' site is ``--site`` (a key of the template library,
 as ``scrapy templates list`` shows), else the key of ``--url``: its entry in the site list
@@ -40,7 +39,6 @@ store that cannot be opened gives one warning and extraction goes on without tem
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import glob
 import gzip
 import json
@@ -55,12 +53,13 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from crawler.sites import SiteList, SiteListError, load_site_list
+from extraction.blockclf.classifier import ModelError as BlockModelError
 from extraction.dom.encoding import decode_html
-from extraction.dom.html import parse_html
-from extraction.methods import extract_tree, method_names
-from extraction.pagetype.models import MODELS_DIR, PageTypeModelError, PageTypeModels, shared_models
-from extraction.process import NAME as PIPELINE
-from extraction.process import is_list, list_entries, run
+from extraction.methods import method_names
+from extraction.page import Page
+from extraction.pagetype.models import PageTypeModelError
+from extraction.process import PIPELINE, Context, process
+from extraction.record import Record
 from templates_db.library import TemplateLibrary, TemplatesConfig, site_key
 from templates_db.store import store_exists
 
@@ -85,13 +84,12 @@ def find_pages(arguments: list[str]) -> Iterator[str]:
                 yield match
 
 
-def read_page(path: str) -> tuple[str, str]:
-    """Return (HTML text, encoding) of a saved page, gunzipping ``.gz`` files."""
+def read_page(path: str) -> bytes:
+    """Return the bytes of a saved page, gunzipping ``.gz`` files."""
     data = Path(path).read_bytes()
     if path.lower().endswith(".gz") or data[:2] == b"\x1f\x8b":
         data = gzip.decompress(data)
-    decoded = decode_html(data)
-    return decoded.text, decoded.encoding
+    return data
 
 
 def load_sites(settings: Any) -> SiteList | None:
@@ -119,7 +117,7 @@ def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
     if site is None or not settings.getbool("TEMPLATES_ENABLED", True):
         return None
     try:
-        config = dataclasses.replace(TemplatesConfig.from_settings(settings), learn=False)
+        config = TemplatesConfig.from_settings(settings, learn=False)
     except ValueError as exc:
         logger.warning("Template settings unusable, extracting without templates: %s", exc)
         return None
@@ -138,62 +136,31 @@ def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
     return library
 
 
-def extract_file(path: str, method: str, url: str | None, library: TemplateLibrary | None = None,
-                 site: str | None = None, page_models: PageTypeModels | None = None,
-                 screenshot: bytes | None = None) -> dict[str, Any]:
-    """Return the JSON record for one page; failures give a record with ``error``.
-
-    The page is typed first, as it came (``page_models``, with the ``screenshot`` when there is
-    one). With a ``library`` and a ``site``, the site's templates are then removed from the page
-    before ``method`` runs, and ``template_cleaning`` says what was removed.
-    """
-    record: dict[str, Any] = {"path": path, "url": url, "method": method, "page_type": None,
-                              "page_type_confidence": None, "page_type_source": None,
-                              "title": None, "text": "", "entries": [], "encoding": None, "error": None,
-                              "site": site, "template_cleaning": None}
+def extract_file(path: str, context: Context, url: str | None = None, site: str | None = None,
+                 screenshot: bytes | None = None) -> Record:
+    """Return the record of one saved page (a file that cannot be read gives a record with ``error``)."""
+    record = Record(url=url, site=site, html_file=path)
     try:
-        html, record["encoding"] = read_page(path)
-        root = parse_html(html)
-        typed = page_models.classify(root, url, screenshot) if page_models is not None else None
-        if typed is not None:
-            record.update(page_type=typed.page_type, page_type_confidence=round(typed.confidence, 4),
-                          page_type_source=typed.source)
-        entries = None
-        if library is not None and site is not None:
-            if method == PIPELINE and typed is not None and is_list(typed.page_type, typed.confidence, page_models):
-                entries = list_entries(root, url)  # before cleaning, as the crawl does
-            record["template_cleaning"] = library.denoise(site, root).as_dict()
-        if method == PIPELINE and typed is not None:
-            result = run(root, url, page_type=typed.page_type, confidence=typed.confidence).extraction
-            if entries is not None:
-                result = dataclasses.replace(result, entries=entries)
-        else:
-            result = extract_tree(root, method, url)
-    except Exception as exc:  # one bad page must not stop a batch: it is reported in its line
-        record["error"] = f"{type(exc).__name__}: {exc}"
-        logger.warning("Could not extract %s: %s", path, record["error"])
+        body = read_page(path)
+    except Exception as exc:  # one bad file must not stop a batch: it is reported in its line
+        record.error = f"unreadable: {type(exc).__name__}: {exc}"
+        logger.warning("Could not read %s: %s", path, exc)
         return record
-    record.update(title=result.title, text=result.text,
-                  entries=[{"text": e.text, "url": e.url} for e in result.entries])
-    if record["page_type"] is None:
-        record["page_type"] = result.page_type
-    return record
+    return process(Page(body, url, screenshot=screenshot, site=site), context, record)
 
 
 def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
     """Yield (path, screenshot PNG or None, render error or None) per page, in chunks, in order."""
     from crawler.render.offline import OfflineRenderConfig, page_url, render_html
 
-    config = OfflineRenderConfig(viewport_width=settings.getint("RENDER_VIEWPORT_WIDTH", 1280),
-                                 viewport_height=settings.getint("RENDER_VIEWPORT_HEIGHT", 800),
-                                 max_height=settings.getint("RENDER_MAX_HEIGHT", 8192))
+    config = OfflineRenderConfig.from_settings(settings)
     for start in range(0, len(paths), RENDER_CHUNK):
         chunk = paths[start:start + RENDER_CHUNK]
         sources = []
         errors: dict[str, str] = {}
         for path in chunk:
             try:
-                html = read_page(path)[0]
+                html = decode_html(read_page(path)).text
                 sources.append((path, html, page_url(Path(path).name, html, url)))
             except Exception as exc:  # reported again, with the same cause, by extract_file
                 errors[path] = f"{type(exc).__name__}: {exc}"
@@ -246,22 +213,23 @@ class Command(ScrapyCommand):
             return
         assert self.settings is not None
         site = opts.site or (site_key(opts.url, load_sites(self.settings)) if opts.url else None)
-        try:
-            page_models = shared_models(Path(self.settings.get("PAGETYPE_MODEL_DIR") or MODELS_DIR))
-        except PageTypeModelError as exc:
-            raise UsageError(f"page-type models unusable: {exc}") from exc
         library = None if opts.no_templates else open_library(self.settings, site)
+        try:
+            context = Context.from_settings(self.settings, templates=library, method=opts.method)
+        except (BlockModelError, PageTypeModelError) as exc:
+            raise UsageError(f"models unusable: {exc}") from exc
         failed = 0
         pages: Iterator[tuple[str, bytes | None, str | None]] = (
             render_pages(paths, opts.url, self.settings) if opts.render else ((p, None, None) for p in paths))
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
             for done, (path, screenshot, render_error) in enumerate(pages, start=1):
-                record = extract_file(path, opts.method, opts.url, library, site, page_models, screenshot)
-                if opts.render:
-                    record["render_error"] = render_error
-                failed += record["error"] is not None
-                out.write(json.dumps(record, ensure_ascii=False) + "\n")
+                record = extract_file(path, context, opts.url, site, screenshot)
+                if render_error is not None:
+                    record.flags.append("render_failed")
+                    logger.warning("Could not render %s (typed without the screenshot): %s", path, render_error)
+                failed += record.error is not None
+                out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
                 if done % PROGRESS_EVERY == 0:
                     logger.info("Extracted %d/%d pages (%d failed)", done, len(paths), failed)
         finally:

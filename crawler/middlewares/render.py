@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect, Page
@@ -22,12 +22,12 @@ from scrapy import Request
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
-from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from crawler.errors import PageTooLarge, exception_reason, short_message
 from crawler.render.screenshots import is_blank, repeated_top_offset
 from crawler.responses import content_type, is_html_type
+from extraction.config import ComponentConfig
 from extraction.pagetype.models import load_gray
 
 logger = logging.getLogger(__name__)
@@ -45,40 +45,32 @@ _PAGE_FACTS_JS = """() => ({
 
 
 @dataclass(frozen=True)
-class RenderConfig:
-    """RENDER_* settings, parsed once."""
+class RenderConfig(ComponentConfig):
+    """RENDER_* settings (README, "Settings"); the offline renderer reads the same ones."""
 
-    enabled: bool = True
+    prefix: ClassVar[str] = "RENDER"
+    enabled: bool = True  # off: every site over plain HTTP, no screenshots
     screenshots: bool = True
     viewport_width: int = 1280
     viewport_height: int = 800
+    # Full-page screenshots stop at this height (CSS px = PNG px). Chromium cannot capture beyond its
+    # 16384-px texture limit, and the page-type model looks at the top of the page; 8192 keeps the
+    # PNG of a long article around 1-3 MB.
     max_height: int = 8192
-    load_timeout: float = 10.0
-    screenshot_timeout: float = 20.0
-    serialize_screenshots: bool = True
-    crash_retries: int = 1
-    max_size: int = 0  # DOWNLOAD_MAXSIZE, applied to the rendered HTML too
+    load_timeout: float = 10.0  # s to wait for the load event after DOMContentLoaded
+    screenshot_timeout: float = 20.0  # s
+    serialize_screenshots: bool = True  # one capture at a time, page brought to front
+    crash_retries: int = 1  # a page whose browser died under it is rendered again this many times
+    # Longest a browser download (navigation, waiting for a page slot included) may take before it
+    # fails as render_stuck; Playwright's own timeouts normally end it long before.
+    deadline: float = 180.0
+    max_size: int = field(default=0, metadata={"setting": "DOWNLOAD_MAXSIZE"})  # applied to the rendered HTML too
 
     @property
     def capture_deadline(self) -> float:
         """Seconds the whole capture of one page may take (load wait, reads, two screenshots)."""
         return self.load_timeout + 2 * self.screenshot_timeout + 30.0
 
-    @classmethod
-    def from_settings(cls, settings: BaseSettings) -> RenderConfig:
-        """Return the config read from RENDER_* settings (and DOWNLOAD_MAXSIZE)."""
-        return cls(
-            enabled=settings.getbool("RENDER_ENABLED", True),
-            screenshots=settings.getbool("RENDER_SCREENSHOTS", True),
-            viewport_width=settings.getint("RENDER_VIEWPORT_WIDTH", 1280),
-            viewport_height=settings.getint("RENDER_VIEWPORT_HEIGHT", 800),
-            max_height=settings.getint("RENDER_MAX_HEIGHT", 8192),
-            load_timeout=settings.getfloat("RENDER_LOAD_TIMEOUT", 10.0),
-            screenshot_timeout=settings.getfloat("RENDER_SCREENSHOT_TIMEOUT", 20.0),
-            serialize_screenshots=settings.getbool("RENDER_SERIALIZE_SCREENSHOTS", True),
-            crash_retries=settings.getint("RENDER_CRASH_RETRIES", 1),
-            max_size=settings.getint("DOWNLOAD_MAXSIZE", 0),
-        )
 
 
 @dataclass

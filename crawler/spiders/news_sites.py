@@ -4,7 +4,8 @@ Start points are each site's start URLs, RSS/Atom feeds and sitemaps. From every
 page it follows links inside the site's allowed prefixes (and its follow/deny patterns),
 canonicalising each URL so that one page is requested once, within the site's page and
 depth limits. Pages are rendered in Chromium unless the site says ``render: false``.
-Every page, good or failed, becomes a :class:`~crawler.items.PageItem`; the only requests
+Every page, good or failed, becomes a :class:`~extraction.record.Record` carrying its
+:class:`~extraction.page.Page` to the pipelines; the only requests
 that end without an item are those robots.txt forbids (counted in stats).
 """
 
@@ -16,20 +17,21 @@ from datetime import UTC, datetime
 from typing import Any
 
 from parsel import Selector
-from scrapy import Request, Spider, signals
+from scrapy import Request, Spider
 from scrapy.crawler import Crawler
 from scrapy.http import Response, TextResponse
-from scrapy.linkextractors import LinkExtractor
 from scrapy.settings import BaseSettings
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
 from crawler.errors import failure_reason, short_message
-from crawler.items import PageItem
+from crawler.links import page_links
 from crawler.middlewares.render import RenderResult
-from crawler.responses import content_type, is_html_type
-from crawler.sites import SiteConfig, SiteList, load_site_list, referenced_variables
+from crawler.responses import content_type
+from crawler.sites import SiteConfig, SiteList, load_site_list
+from extraction.page import Page
+from extraction.record import Record
 
 logger = logging.getLogger(__name__)
 
@@ -46,8 +48,6 @@ class NewsSitesSpider(Spider):
         super().__init__(**kwargs)
         self.sites_file = sites
         self.site_list: SiteList
-        self.demo_server: Any = None
-        self._links = LinkExtractor(unique=True)
         self._local_state: dict[str, Any] = {}
 
     @classmethod
@@ -64,29 +64,10 @@ class NewsSitesSpider(Spider):
     def from_crawler(cls, crawler: Crawler, *args: Any, **kwargs: Any) -> NewsSitesSpider:
         spider: NewsSitesSpider = super().from_crawler(crawler, *args, **kwargs)
         path = spider.sites_file or crawler.settings.get("NEWS_SITES_FILE")
-        variables: dict[str, str] = {}
-        with open(path, encoding="utf-8") as handle:
-            needs_demo = "DEMO_URL" in referenced_variables(handle.read())
-        if needs_demo:
-            from demo.server import DemoServer  # only the bundled demo needs it
-
-            spider.demo_server = DemoServer(port=crawler.settings.getint("DEMO_PORT", 0))
-            variables["DEMO_URL"] = spider.demo_server.start()
-            logger.info("Serving the bundled demo sites at %s", variables["DEMO_URL"])
-        try:
-            spider.site_list = load_site_list(path, variables)
-        except Exception:
-            spider._stop_demo()
-            raise
+        spider.site_list = load_site_list(path)  # ${NAME} from the environment (the crawl command sets DEMO_URL)
         logger.info("Site list %s: %d site(s): %s", path, len(spider.site_list.sites),
                     ", ".join(site.name for site in spider.site_list.sites))
-        crawler.signals.connect(spider._stop_demo, signal=signals.spider_closed)
         return spider
-
-    def _stop_demo(self) -> None:
-        if self.demo_server is not None:
-            self.demo_server.stop()
-            self.demo_server = None
 
     # -- bookkeeping that survives a JOBDIR restart (SpiderState pickles self.state) --
 
@@ -148,45 +129,43 @@ class NewsSitesSpider(Spider):
 
     # -- callbacks --
 
-    def parse_page(self, response: Response) -> Iterator[PageItem | Request]:
-        """Yield the page's item, then requests for the in-site links it has."""
+    def parse_page(self, response: Response) -> Iterator[Record | Request]:
+        """Yield the page's record (carrying its page), then requests for the in-site links it has."""
         site = self._site(response.meta["site"])
         assert response.request is not None
         item = self._new_item(response.request, response.meta)
         item.status = response.status
         item.final_url = response.url
-        media_type = content_type(response)
-        if not isinstance(response, TextResponse) or not is_html_type(media_type):
-            item.error = "non_html"
-            logger.info("Not an HTML page (%s): %s", media_type or "no content type", response.url)
-            self._stat("crawl/error/non_html")
-            yield item
-            return
         result: RenderResult | None = response.meta.get("render_result")
-        item.html = response.text
-        # The template middleware parsed this very text: hand its tree and leaf tags on.
-        parsed = response.meta.pop("templates_parsed", None)
-        if parsed is not None:
-            item.tree, item.leaves = parsed
-        item.templates_site = response.meta.get("templates_site")
-        if result is not None:
+        media_type = content_type(response) or None
+        if result is not None and isinstance(response, TextResponse):
+            page = Page.from_text(response.text, response.url, encoding=result.charset, content_type=media_type,
+                                  screenshot=result.screenshot_png, site=site.name)
             item.rendered = True
-            item.encoding, item.encoding_source = result.charset, "browser"
             item.page_height = result.page_height
-            item.screenshot_png = result.screenshot_png
             item.screenshot_height = result.screenshot_height
             item.flags.extend(result.flags)
         else:
-            item.encoding = response.encoding
-            item.encoding_source = response.meta.get("charset_source")
+            page = Page(response.body, response.url, media_type, site=site.name)
+        item.page = page
         self._stat("crawl/page")
         self._stat(f"crawl/site/{site.name}")
+        if page.refusal is not None:  # the process pipeline records and counts it
+            logger.info("Not an HTML page (%s, %s): %s", page.refusal, media_type or "no content type", response.url)
+            yield item
+            return
+        # The links come from the tree before the pipelines clean it (the item is processed when yielded).
+        try:
+            links = page_links(page.tree, response.url, page.decoded.encoding)
+        except Exception as exc:  # an unparsable page: the process pipeline records it
+            logger.debug("No links from %s: %s", response.url, exc)
+            links = []
         yield item
-        if item.depth >= site.max_depth:
+        if item.depth is not None and item.depth >= site.max_depth:
             self._stat("crawl/skipped/max_depth")
             return
-        for link in self._links.extract_links(response):
-            request = self._page_request(link.url, site)
+        for url in links:
+            request = self._page_request(url, site)
             if request is not None:
                 yield request
 
@@ -226,7 +205,7 @@ class NewsSitesSpider(Spider):
                 if request is not None:
                     yield request
 
-    def on_error(self, failure: Failure) -> Iterator[PageItem]:
+    def on_error(self, failure: Failure) -> Iterator[Record]:
         """Turn a failed page request into an item with ``error``; log other failures."""
         request: Request = failure.request  # type: ignore[attr-defined]
         reason = failure_reason(failure)
@@ -248,8 +227,8 @@ class NewsSitesSpider(Spider):
         item.error = reason
         yield item
 
-    def _new_item(self, request: Request, meta: dict[str, Any]) -> PageItem:
-        return PageItem(
+    def _new_item(self, request: Request, meta: dict[str, Any]) -> Record:
+        return Record(
             url=meta.get("found_url", request.url),
             canonical_url=meta.get("canonical_url", request.url),
             site=meta["site"],

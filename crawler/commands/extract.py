@@ -151,7 +151,8 @@ def extract_file(path: str, context: Context, url: str | None = None, site: str 
 
 def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
     """Yield (path, screenshot PNG or None, render error or None) per page, in chunks, in order."""
-    from crawler.render.offline import OfflineRenderConfig, page_url, render_html
+    from crawler.render.offline import OfflineRenderConfig, render_html
+    from crawler.render.saved_url import page_url
 
     config = OfflineRenderConfig.from_settings(settings)
     for start in range(0, len(paths), RENDER_CHUNK):

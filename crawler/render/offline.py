@@ -1,13 +1,13 @@
 """Rendering saved HTML in Chromium without any network: full-page screenshots of stored pages.
 
 Used to build the page-type CNN's training images from dataset pages. Each page is opened at
-its own URL (or ``http://saved.invalid/<key>``) in one of a few reused browser pages; the main
-document is served from memory by request interception and every other request (stylesheets,
-images, scripts, fonts, frames) is refused, and no host name resolves, so nothing leaves the
-machine. JavaScript runs (inline scripts only, as the crawl would run them). Capture follows the crawl
-(crawler/middlewares/render.py): wait for load, read the document height, take one full-page
-PNG at a time (page brought to front, puppeteer#1576), height capped, checked for the
-repeated-top glitch and retaken once.
+its own URL (see ``crawler.render.saved_url.page_url``; else ``http://saved.invalid/<key>``) in
+one of a few reused browser pages; the main document is served from memory by request
+interception and every other request (stylesheets, images, scripts, fonts, frames) is refused,
+and no host name resolves, so nothing leaves the machine. JavaScript runs (inline scripts only,
+as the crawl would run them). Capture follows the crawl (crawler/middlewares/render.py): wait
+for load, read the document height, take one full-page PNG at a time (page brought to front,
+puppeteer#1576), height capped, checked for the repeated-top glitch and retaken once.
 
 ``render_html`` is a plain synchronous generator: it runs its own asyncio loop in a background
 thread, so it works from scripts and from a Scrapy command's ``run()`` alike. This module does
@@ -22,12 +22,10 @@ import contextlib
 import io
 import logging
 import os
-import re
 import threading
 from collections import Counter, deque
 from collections.abc import Coroutine, Iterable, Iterator
 from dataclasses import dataclass, field
-from html import unescape as html_unescape
 from typing import Any, TypeVar
 from urllib.parse import quote, urlsplit
 
@@ -48,7 +46,6 @@ from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
 from crawler.render.screenshots import is_blank, repeated_top_offset
 from crawler.settings import PLAYWRIGHT_LAUNCH_OPTIONS
-from evaluation.folds import linked_site
 from extraction.pagetype.models import load_gray
 
 logger = logging.getLogger(__name__)
@@ -467,40 +464,3 @@ def render_html(
             runner.call(renderer.close())
         finally:
             runner.stop()
-
-
-# --- the URL a saved page is opened at ---------------------------------------------------------
-
-URL_SCAN_CHARS = 300_000  # characters of the page searched for its own URL
-_HEAD_TAG_RE = re.compile(r"<(?:link|meta)\b[^>]*>", re.I)
-_ATTR_RE = re.compile(r"""([a-zA-Z:-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""")
-
-
-def declared_url(html: str) -> str | None:
-    """Return the page's own absolute http(s) URL from ``<link rel=canonical>`` or ``og:url``, or None."""
-    found: dict[str, str] = {}
-    for tag in _HEAD_TAG_RE.finditer(html[:URL_SCAN_CHARS]):
-        attrs = {name.lower(): a or b or c for name, a, b, c in _ATTR_RE.findall(tag.group(0))}
-        if "canonical" in attrs.get("rel", "").lower().split() and attrs.get("href"):
-            found.setdefault("canonical", attrs["href"])
-        elif attrs.get("property", "").lower() == "og:url" and attrs.get("content"):
-            found.setdefault("og:url", attrs["content"])
-    for candidate in (found.get("canonical"), found.get("og:url")):
-        if candidate and urlsplit(candidate.strip()).scheme in ("http", "https") and urlsplit(candidate).netloc:
-            return html_unescape(candidate.strip())
-    return None
-
-
-def page_url(key: str, html: str, url: str | None = None) -> str | None:
-    """Return the URL to open a saved page at: ``url``, else the one it declares, else one on the site its links name.
-
-    Pages check their host: a 163.com article opened elsewhere replaces itself with the host name
-    100 ms after loading. None leaves the choice to the renderer (``http://saved.invalid/<key>``).
-    """
-    if url:
-        return url
-    declared = declared_url(html)
-    if declared:
-        return declared
-    domain = linked_site(html[:URL_SCAN_CHARS].encode("utf-8", "replace"))
-    return f"http://www.{domain}/{quote(key)}" if domain else None

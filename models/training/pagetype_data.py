@@ -38,7 +38,8 @@ from typing import Any
 
 from PIL import Image
 
-from crawler.render.offline import OfflineRenderConfig, RenderedPage, page_url, render_html
+from crawler.render.offline import OfflineRenderConfig, RenderedPage, render_html
+from crawler.render.saved_url import page_url
 from demo.content import build_sites
 from evaluation.datasets import Page, iter_pages
 from evaluation.folds import fold_of, site_of
@@ -145,7 +146,7 @@ def labelled_sources(sources: Iterable[str] = SOURCES) -> Iterator[dict[str, Any
 
 
 def render_url(record: dict[str, Any], html: str) -> str | None:
-    """Return the URL a page is opened at (``crawler.render.offline.page_url``)."""
+    """Return the URL a page is opened at (``crawler.render.saved_url.page_url``)."""
     return page_url(str(record["page_id"]), html, record.get("url"))
 
 

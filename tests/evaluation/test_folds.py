@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from crawler.urls import linked_site, registered_domain
 from evaluation.datasets import Page, datasets_dir, iter_pages
 from evaluation.folds import (
     FOLDS,
@@ -18,8 +19,6 @@ from evaluation.folds import (
     fold_of,
     held_out,
     held_out_pages,
-    linked_site,
-    registered_domain,
     site_of,
     training_pages,
 )

@@ -153,18 +153,3 @@ def test_strip_styles_removes_styling(asset_server: tuple[str, list[str]]) -> No
     assert tuple(plain_px[790, 640]) == (255, 255, 255)  # default white background
     assert np.count_nonzero(np.any(styled_px != plain_px, axis=2)) > 0.5 * styled_px.shape[0] * styled_px.shape[1]
     assert requests == []
-
-
-def test_page_url_prefers_given_then_declared_then_linked_site() -> None:
-    """Saved pages are opened at a URL of their own site: some replace themselves elsewhere."""
-    from crawler.render.offline import page_url
-
-    canonical = "<html><head><link rel='canonical' href='https://news.example.com/a/1.html'></head></html>"
-    og = '<html><head><meta property="og:url" content="http://www.example.cn/n/2.html"></head></html>'
-    anchors = "".join(f"<a href='http://news.163.com/x/{i}.html'>x</a>" for i in range(5))
-    linked = f"<html><body>{anchors}</body></html>"
-    assert page_url("k", canonical, "http://given.test/p") == "http://given.test/p"
-    assert page_url("k", canonical) == "https://news.example.com/a/1.html"
-    assert page_url("k", og) == "http://www.example.cn/n/2.html"
-    assert page_url("tests/163/1", linked) == "http://www.163.com/tests/163/1"
-    assert page_url("k", "<html><body>no links</body></html>") is None

@@ -64,7 +64,7 @@ def exception_reason(exc: BaseException) -> str:
     if isinstance(exc, PageTooLarge):
         return "too_large"
     if isinstance(exc, NotHtml):
-        return "non_html"
+        return "not_html"
     if isinstance(exc, RenderStuck):
         return "render_stuck"
     if isinstance(exc, IgnoreRequest):

@@ -136,6 +136,7 @@ def process(page: Page, context: Context, record: Record | None = None) -> Recor
         count(f"page/refused/{page.refusal}", 1)
         return record
     record.encoding, record.encoding_source = page.decoded.encoding, page.decoded.source
+    count(f"page/encoding/{page.decoded.source}", 1)
     try:
         root = page.tree
     except Exception as exc:  # lxml gives up on some garbage; the page is reported, the run goes on

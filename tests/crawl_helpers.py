@@ -16,9 +16,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import pytest
 from scrapy import signals
 from scrapy.crawler import Crawler
+
+from extraction.record import schema
 
 REPO = Path(__file__).resolve().parent.parent
 CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
@@ -79,6 +82,8 @@ def run_crawl(
     items = []
     if feed.exists():
         items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines() if line.strip()]
+        for item in items:  # every record of every test crawl has the documented schema
+            jsonschema.validate(item, schema())
     stats = json.loads(stats_file.read_text(encoding="utf-8")) if stats_file.exists() else {}
     return CrawlResult(items, stats, log, process.returncode, archive)
 

@@ -1,7 +1,7 @@
 """``scrapy extract``: run an extraction method over saved pages, offline.
 
     scrapy extract PATH... [-o OUT.jsonl] [--method NAME] [--url URL] [--site NAME] [--no-templates]
-                           [--render]
+                           [--render | --screenshot PNG]
 
 The default method, ``pipeline``, is the crawl's: page type (paper 000's models), then the SVM
 block classifier with the paragraph denoiser (``extraction_method`` "svm"); list pages also get
@@ -197,6 +197,8 @@ class Command(ScrapyCommand):
                             help="the pages' site in the template library (default: the site of --url)")
         parser.add_argument("--no-templates", action="store_true",
                             help="do not remove the site's templates before extracting")
+        parser.add_argument("--screenshot", metavar="PNG",
+                            help="the page's screenshot (one page: e.g. the crawl's screenshot_file), for the fusion")
         parser.add_argument("--render", action="store_true",
                             help="render each page in Chromium (no network) so that the screenshot model types it too")
 
@@ -212,6 +214,9 @@ class Command(ScrapyCommand):
             print("error: no .html/.htm(.gz) page found in " + " ".join(args), file=sys.stderr)
             self.exitcode = 2
             return
+        if opts.screenshot and (opts.render or len(paths) != 1):
+            raise UsageError("--screenshot goes with exactly one page and without --render")
+        screenshot = Path(opts.screenshot).read_bytes() if opts.screenshot else None
         assert self.settings is not None
         site = opts.site or (site_key(opts.url, load_sites(self.settings)) if opts.url else None)
         library = None if opts.no_templates else open_library(self.settings, site)
@@ -221,7 +226,7 @@ class Command(ScrapyCommand):
             raise UsageError(f"models unusable: {exc}") from exc
         failed = 0
         pages: Iterator[tuple[str, bytes | None, str | None]] = (
-            render_pages(paths, opts.url, self.settings) if opts.render else ((p, None, None) for p in paths))
+            render_pages(paths, opts.url, self.settings) if opts.render else ((p, screenshot, None) for p in paths))
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
             for done, (path, screenshot, render_error) in enumerate(pages, start=1):

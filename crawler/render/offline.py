@@ -21,7 +21,6 @@ import concurrent.futures
 import contextlib
 import io
 import logging
-import os
 import threading
 from collections import Counter, deque
 from collections.abc import Coroutine, Iterable, Iterator
@@ -44,8 +43,8 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
+from crawler.middlewares.render import RenderConfig
 from crawler.render.screenshots import is_blank, repeated_top_offset
-from crawler.settings import PLAYWRIGHT_LAUNCH_OPTIONS
 from extraction.pagetype.models import load_gray
 
 logger = logging.getLogger(__name__)
@@ -92,24 +91,39 @@ _STRIP_STYLES_JS = """() => {
 }"""
 
 
-def _launch_options() -> dict[str, Any]:
-    options: dict[str, Any] = {**PLAYWRIGHT_LAUNCH_OPTIONS}
-    options["executable_path"] = os.environ.get("CHROMIUM_PATH", options.get("executable_path"))
+def _launch_options(settings: Any = None) -> dict[str, Any]:
+    """The crawl's PLAYWRIGHT_LAUNCH_OPTIONS (of ``settings``, default the project's) plus OFFLINE_ARGS."""
+    if settings is None:
+        from scrapy.utils.project import get_project_settings
+
+        settings = get_project_settings()
+    options: dict[str, Any] = {**settings.getdict("PLAYWRIGHT_LAUNCH_OPTIONS")}
     options["args"] = [*options.get("args", []), *OFFLINE_ARGS]
     return options
 
 
 @dataclass
 class OfflineRenderConfig:
-    """How saved pages are rendered; defaults match the crawl's RENDER_* settings."""
+    """How saved pages are rendered; the defaults are the crawl's (RenderConfig, the project's settings)."""
 
-    viewport_width: int = 1280
-    viewport_height: int = 800
-    max_height: int = 8192  # screenshots stop here (RENDER_MAX_HEIGHT)
+    viewport_width: int = RenderConfig.viewport_width
+    viewport_height: int = RenderConfig.viewport_height
+    max_height: int = RenderConfig.max_height  # screenshots stop here (RENDER_MAX_HEIGHT)
     concurrency: int = 4  # pages rendering at once (PLAYWRIGHT_MAX_PAGES_PER_CONTEXT)
-    timeout_s: float = 20.0  # per browser call; a page gets DEADLINE_FACTOR times this in all
+    timeout_s: float = RenderConfig.screenshot_timeout  # per browser call; a page gets DEADLINE_FACTOR x this
     strip_styles: bool = False  # remove <style>, style="" and stylesheet links before capture
     launch_options: dict[str, Any] = field(default_factory=_launch_options)
+
+    @classmethod
+    def from_settings(cls, settings: Any, **overrides: Any) -> OfflineRenderConfig:
+        """Return the config of Scrapy ``settings`` (RENDER_*, PLAYWRIGHT_*), as ``scrapy extract --render`` uses."""
+        render = RenderConfig.from_settings(settings)
+        values: dict[str, Any] = {
+            "viewport_width": render.viewport_width, "viewport_height": render.viewport_height,
+            "max_height": render.max_height, "timeout_s": render.screenshot_timeout,
+            "concurrency": settings.getint("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT", cls.concurrency),
+            "launch_options": _launch_options(settings)}
+        return cls(**{**values, **overrides})
 
 
 @dataclass

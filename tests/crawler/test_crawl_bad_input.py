@@ -34,9 +34,9 @@ FAILING = {
     "500": "http_500",
     "redirect-loop": "redirect_loop",
     "slow": "timeout",
-    "binary": "non_html",
-    "doc.pdf": "non_html",
-    "image.png": "non_html",
+    "binary": "not_html",
+    "doc.pdf": "not_html",
+    "image.png": "not_html",
     "huge": "too_large",
 }
 
@@ -112,7 +112,7 @@ def test_undeclared_chinese_charsets(mode: str, request: pytest.FixtureRequest) 
             assert item["encoding_source"] == "detected"
             assert item["encoding"] in ({"gb18030"} if "gb" in name else {"big5hkscs", "big5"})
     if mode == "plain":
-        assert result.stats["charset/detected"] == 3
+        assert result.stats["page/encoding/detected"] == 3
 
 
 def test_page_that_never_loads_is_captured_with_a_flag(rendered: CrawlResult) -> None:

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import gzip
+import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +17,7 @@ from demo import DemoPage
 from demo.server import DemoServer
 from extraction.pagetype.models import load_gray
 from pipelines.archive import read_archived_html
-from tests.crawl_helpers import CrawlResult, needs_chromium, run_crawl
+from tests.crawl_helpers import REPO, CrawlResult, needs_chromium, run_crawl
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
@@ -237,3 +240,35 @@ def test_page_types_route_list_and_article_pages(mode: str, request: pytest.Fixt
     assert not wrong
     for kind in ("article", "list"):
         assert result.stats.get(f"pagetype/{kind}", 0) == sum(item["page_type"] == kind for item in result.items)
+
+
+CONTENT_FIELDS = ("title", "lang", "page_type", "page_type_confidence", "page_type_source", "extraction_method",
+                  "text", "entries", "template_cleaning", "block_stats", "models", "error")
+
+
+@pytest.mark.parametrize("mode", ["rendered", "plain"])
+def test_extract_of_an_archived_page_gives_the_crawl_record(mode: str, request: pytest.FixtureRequest,
+                                                            server: DemoServer, tmp_path: Path) -> None:
+    """The crawl and `scrapy extract` run one flow: the archived page (with its screenshot, URL and site)
+    extracts to the crawl's record. The templates are frozen first: a second crawl applies the first
+    crawl's store without learning, so both sides see the same templates."""
+    first, _ = request.getfixturevalue(mode)
+    store = first.archive.parent / "templates_db"
+    second = run_crawl(tmp_path, demo_sites(server.url, render=mode == "rendered"),
+                       settings={"TEMPLATES_STORE": str(store), "TEMPLATES_LEARN": "False"})
+    assert second.returncode == 0, second.log[-3000:]
+    chosen = []
+    for site in ("en-gazette", "zh-jiangcheng"):  # a list, an article and a cleaned page of each site
+        items = [item for item in second.items if item["site"] == site and item["error"] is None]
+        chosen += [next(i for i in items if i["page_type"] == "list"),
+                   next(i for i in items if i["page_type"] == "article"),
+                   next(i for i in items if (i["template_cleaning"] or {}).get("removed_nodes"))]
+    for item in chosen:
+        command = [sys.executable, "-m", "scrapy", "extract", item["html_file"], "--url", item["final_url"],
+                   "--site", item["site"], "-s", f"TEMPLATES_STORE={store}", "--nolog"]
+        if item["screenshot_file"]:
+            command += ["--screenshot", item["screenshot_file"]]
+        done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120, check=True)
+        record = json.loads(done.stdout)
+        for field in CONTENT_FIELDS:
+            assert record[field] == item[field], (field, item["final_url"])

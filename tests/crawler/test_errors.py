@@ -33,7 +33,7 @@ def _reason(exc: BaseException) -> str:
         (IgnoreRequest("max redirections reached"), "redirect_loop"),
         (IgnoreRequest("Forbidden by robots.txt"), "robots_forbidden"),
         (PageTooLarge("big"), "too_large"),
-        (NotHtml("pdf"), "non_html"),
+        (NotHtml("pdf"), "not_html"),
         (DownloadTimeoutError("took too long"), "timeout"),
         (DownloadCancelledError("Expected to receive 9 bytes which is larger than download max size (1)"),
          "too_large"),

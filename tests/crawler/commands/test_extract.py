@@ -9,10 +9,13 @@ import subprocess
 import sys
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from crawler.commands.extract import extract_file, find_pages
 from demo.content import build_sites
+from extraction.process import Context
+from extraction.record import schema
 from pipelines.archive import html_archive_bytes
 from tests.crawl_helpers import REPO
 
@@ -42,11 +45,11 @@ def test_find_pages_in_folders_globs_and_files(tmp_path: Path) -> None:
 def test_extract_file_reads_every_format_and_reports_failures(tmp_path: Path) -> None:
     folder = _pages(tmp_path)
     for name in ("a.html", "sub/b.htm.gz", "sub/archived.html.gz"):
-        record = extract_file(str(folder / name), "fulltext", "http://a.test/x")
-        assert record["error"] is None and record["title"] == "T"
-        assert "江城日报 text" in record["text"] and record["url"] == "http://a.test/x"
-    broken = extract_file(str(folder / "broken.html.gz"), "fulltext", None)
-    assert broken["error"].startswith("BadGzipFile") and broken["text"] == ""
+        record = extract_file(str(folder / name), Context(method="fulltext"), "http://a.test/x")
+        assert record.error is None and record.title == "T" and record.extraction_method == "fulltext"
+        assert "江城日报 text" in record.text and record.url == "http://a.test/x"
+    broken = extract_file(str(folder / "broken.html.gz"), Context(method="fulltext"))
+    assert broken.error is not None and broken.error.startswith("unreadable: BadGzipFile") and broken.text == ""
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -61,7 +64,9 @@ def test_command_writes_one_line_per_page(tmp_path: Path) -> None:
     assert process.returncode == 0, process.stderr
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert len(records) == 4
-    assert {"path", "url", "method", "page_type", "title", "text", "error"} <= set(records[0])
+    for record in records:  # the crawl's schema
+        jsonschema.validate(record, schema())
+    assert [Path(r["html_file"]).name for r in records] == ["a.html", "broken.html.gz", "archived.html.gz", "b.htm.gz"]
     assert sum(1 for r in records if r["error"]) == 1
     assert "江城日报" in out.read_text(encoding="utf-8")  # not \u-escaped
 
@@ -87,16 +92,16 @@ def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None
         process = _run(str(tmp_path), "-o", str(out), *(["--render"] if render else []))
         assert process.returncode == 0, process.stderr
         records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()),
-                         key=lambda r: r["path"])
+                         key=lambda r: r["html_file"])
         assert [r["page_type"] for r in records] == ["list", "article"]
         for record in records:
             assert record["page_type_source"] == ("fusion" if render else "dom")
             assert 0.34 < record["page_type_confidence"] <= 1.0
-            assert record.get("render_error") is None
+            assert "render_failed" not in record["flags"]
         assert len(records[0]["entries"]) >= 3 and not records[1]["entries"]
     typed = [json.loads(line) for line in (tmp_path / "out-False.jsonl").read_text(encoding="utf-8").splitlines()]
     fulltext = _run(str(tmp_path / "0-list.html"), "--method", "fulltext")
-    assert json.loads(fulltext.stdout)["page_type"] == next(r["page_type"] for r in typed if "0-list" in r["path"])
+    assert json.loads(fulltext.stdout)["page_type"] == next(r["page_type"] for r in typed if "0-list" in r["html_file"])
 
 
 @pytest.mark.skipif(not (REPO / "models" / "web2text" / "meta.json").exists(),
@@ -113,9 +118,9 @@ def test_web2text_methods_extract_demo_articles(tmp_path: Path) -> None:
         process = _run(str(tmp_path), "--method", method, "-o", str(out))
         assert process.returncode == 0, process.stderr
         records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()),
-                         key=lambda r: r["path"])
+                         key=lambda r: r["html_file"])
         for page, record in zip(chosen, records, strict=True):
-            assert record["method"] == method and record["error"] is None
+            assert record["extraction_method"] == method and record["error"] is None
             kept = sum(paragraph in record["text"] for paragraph in page.body)
             assert kept >= 0.8 * len(page.body), (method, page.path, record["text"])
             assert "©" not in record["text"]

@@ -14,61 +14,24 @@ jieba and rapidfuzz are imported on first use only, so importing this module sta
 
 from __future__ import annotations
 
-import functools
-import logging
-import os
-import re
-import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 
-# Tokens of the shingle and bag-of-words metrics: runs of Unicode word characters
-# (both references use re.findall(r"\w+") on str, where \w is Unicode-aware).
-_WORD_RE = re.compile(r"\w+")
+# The tokenizers of the metrics (``word_tokens``: the references' \w+ runs; ``jieba_tokens``: the
+# Chinese variant) are the runtime library's, shared with the block features; re-exported here.
+from extraction.dom.tokens import jieba_tokens as jieba_tokens
+from extraction.dom.tokens import word_tokens
+
 # Shingle length: string_shingle_matching(ngram_n=4) in the article-extraction-benchmark.
 SHINGLE_SIZE = 4
 # Paper 000 (Qin et al.), section 3.2.2: "漢明距離小於10為完全提取正確", "小於30為提取正確".
 COMPLETE_DISTANCE = 10
 CORRECT_DISTANCE = 30
-# Environment variable that overrides where jieba writes its prefix-dictionary cache.
-JIEBA_CACHE_ENV = "JIEBA_CACHE_DIR"
-# Default cache folder for jieba, under the system temp dir (jieba's own default is that dir).
-JIEBA_CACHE_SUBDIR = "newscorpus-jieba"
 
 Tokenizer = Callable[[str], list[str]]
 DistanceCategory = Literal["complete", "correct", "wrong"]
-
-
-# --- tokenizers -------------------------------------------------------------------------------
-
-
-def word_tokens(text: str | None) -> list[str]:
-    """Return the `\\w+` matches of the text, case kept (the benchmark's tokenizer)."""
-    return _WORD_RE.findall(text or "")
-
-
-@functools.cache
-def _jieba() -> Any:
-    """Return the jieba module, its cache folder set to a writable place and its logging quiet."""
-    import jieba  # lazy: loading the dictionary takes about a second
-
-    cache_dir = Path(os.environ.get(JIEBA_CACHE_ENV) or Path(tempfile.gettempdir()) / JIEBA_CACHE_SUBDIR)
-    cache_dir.mkdir(parents=True, exist_ok=True)
-    jieba.setLogLevel(logging.WARNING)
-    jieba.dt.tmp_dir = str(cache_dir)
-    return jieba
-
-
-def jieba_tokens(text: str | None, hmm: bool = True) -> list[str]:
-    """Return jieba's words of the text (jieba.lcut, default mode; ``hmm`` False turns off its HMM
-    for words missing from the dictionary, about twice as fast), keeping only tokens that
-    contain at least one `\\w` character (punctuation and whitespace are dropped)."""
-    if not text:
-        return []
-    return [token for token in _jieba().lcut(text, HMM=hmm) if _WORD_RE.search(token)]
 
 
 # --- article-body shingle metric --------------------------------------------------------------

@@ -46,12 +46,12 @@ import numpy as np
 import numpy.typing as npt
 from lxml import html
 
-from evaluation.metrics import jieba_tokens, word_tokens
 from extraction.cetd import score
 from extraction.dom.blocks import BLOCK_TAGS, Block, walk_top
 from extraction.dom.preprocess import remove_keep_tail
 from extraction.dom.stats import compute_stats
 from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+from extraction.dom.tokens import jieba_tokens, word_tokens
 from extraction.paths import DATA_DIR
 
 # Bump on any change to the columns below, their definitions or the noise-word lists.

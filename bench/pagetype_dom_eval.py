@@ -2,7 +2,7 @@
 
 ``python -m bench.pagetype_dom_eval [--model-dir DIR] [--out FILE]``. Every page is decoded and
 parsed as the crawl does, typed by ``extraction.pagetype.features.dom_features`` plus onnxruntime, one
-page at a time (the crawl's case), and compared with the DOM rule of ``extraction.process``
+page at a time (the crawl's case), and compared with the DOM rule of ``extraction.pagetype.rule``
 (``page_type_rule``, article or list only). None of these pages trained or selected the model:
 
 * wcxb-dev, held-out fold (``evaluation.folds``): 3-class accuracy; article vs list on the pages
@@ -38,7 +38,7 @@ from evaluation.folds import held_out
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
 from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, URL_FEATURES, dom_features
-from extraction.process import page_type_rule
+from extraction.pagetype.rule import page_type_rule
 
 logger = logging.getLogger("bench.pagetype_dom_eval")
 
@@ -224,7 +224,7 @@ def report(results: list[Result], parse_ms: list[float], model_ms: list[float], 
         for name, pairs, rows, columns in tasks(results, no_url):
             lines += [f"**{name}**: accuracy {accuracy(pairs):.3f} on {len(pairs)} pages", "",
                       *table(confusion(pairs, rows, columns), rows, columns), ""]
-    lines += ["## The pipeline's DOM rule on the same pages (`extraction.process.page_type_rule`)", "",
+    lines += ["## The pipeline's DOM rule on the same pages (`extraction.pagetype.rule.page_type_rule`)", "",
               "| task | pages | accuracy |", "|---|---|---|"]
     lines += [f"| {name} | {count} | {value:.3f} |" for name, value, count in rule_tasks(results)]
     lines += [

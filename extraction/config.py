@@ -73,7 +73,8 @@ class ComponentConfig:
         for spec in fields(cls):
             if not spec.init or spec.name in overrides:
                 continue
-            default = spec.default if spec.default is not MISSING else spec.default_factory()  # type: ignore[misc]
+            factory = spec.default_factory
+            default = factory() if spec.default is MISSING and callable(factory) else spec.default
             name = setting_name(cls.prefix, spec.name, spec.metadata)
             values[spec.name] = coerce(name, _lookup(settings, name), default)
         config = cls(**values, **overrides)

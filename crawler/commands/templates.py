@@ -47,7 +47,7 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from crawler.commands.extract import PROGRESS_EVERY, find_pages, read_page
-from extraction.dom.html import parse_html
+from extraction.page import Page
 from templates_db.library import TemplateLibrary, TemplatesConfig
 from templates_db.store import (
     SiteState,
@@ -164,8 +164,10 @@ def build_library(library: TemplateLibrary, site: str, paths: list[str]) -> Buil
     report = BuildReport()
     for done, path in enumerate(paths, start=1):
         try:
-            text, _ = read_page(path)
-            root = parse_html(text)
+            page = Page(read_page(path))
+            if page.refusal is not None:
+                raise ValueError(f"not a page: {page.refusal}")
+            root = page.tree
         except Exception as exc:  # one bad page must not stop a build: it is counted and logged
             report.failed += 1
             logger.warning("Could not read %s: %s: %s", path, type(exc).__name__, exc)

@@ -139,7 +139,8 @@ class NewsSitesSpider(Spider):
         result: RenderResult | None = response.meta.get("render_result")
         media_type = content_type(response) or None
         if result is not None and isinstance(response, TextResponse):
-            page = Page.from_text(response.text, response.url, encoding=result.charset, content_type=media_type,
+            page = Page.from_text(response.text, response.url, encoding=result.charset or "utf-8",
+                                  content_type=media_type,
                                   screenshot=result.screenshot_png, site=site.name)
             item.rendered = True
             item.page_height = result.page_height

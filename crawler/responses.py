@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from scrapy.http import Response
 
+from extraction.page import not_html_type
+
 
 def content_type(response: Response) -> str:
     """Return the response's Content-Type header, lower-cased ("" when absent)."""
@@ -13,4 +15,4 @@ def content_type(response: Response) -> str:
 
 def is_html_type(value: str) -> bool:
     """Return True for HTML media types, and for a missing type (servers often omit it)."""
-    return not value or "html" in value
+    return not not_html_type(value)

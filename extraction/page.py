@@ -42,10 +42,15 @@ _WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, cod
 _WHITESPACE = b" \t\r\n\f\v"
 
 
+def not_html_type(content_type: str | None) -> bool:
+    """Return True for a declared media type that is not HTML (text/html, application/xhtml+xml; none is fine)."""
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    return bool(media_type) and "html" not in media_type
+
+
 def sniff(body: bytes, content_type: str | None = None) -> str | None:
     """Return why ``body`` is not a page to extract ("empty", "not_html"), or None when it is one."""
-    media_type = (content_type or "").split(";", 1)[0].strip().lower()
-    if media_type and "html" not in media_type:  # text/html, application/xhtml+xml; none: servers omit it
+    if not_html_type(content_type):
         return "not_html"
     head = body[:SNIFF_BYTES]
     if head.startswith(_WIDE_BOMS):
@@ -87,9 +92,11 @@ class Page:
     @cached_property
     def refusal(self) -> str | None:
         """Why the page is not processed ("empty", "not_html"), or None (see :func:`sniff`)."""
-        if self.given is not None:
-            return None if self.given.text.strip() else "empty"
-        return sniff(self.body, self.content_type)
+        if self.given is None:
+            return sniff(self.body, self.content_type)
+        if not_html_type(self.content_type):  # a browser shows PDFs and images in a document of its own
+            return "not_html"
+        return None if self.given.text.strip() else "empty"
 
     @cached_property
     def decoded(self) -> DecodedHtml:

@@ -151,7 +151,8 @@ class NewsSitesSpider(Spider):
         item.page = page
         self._stat("crawl/page")
         self._stat(f"crawl/site/{site.name}")
-        if page.refusal is not None:  # the process pipeline records and counts it
+        if page.refusal is not None:  # the process pipeline records it in the item
+            self._stat(f"crawl/error/{page.refusal}")
             logger.info("Not an HTML page (%s, %s): %s", page.refusal, media_type or "no content type", response.url)
             yield item
             return

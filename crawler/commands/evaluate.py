@@ -22,9 +22,6 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from evaluation.baselines import BaselineUnavailable, baseline_names
-from evaluation.datasets import DatasetNotFound
-from evaluation.harness import METRIC_BY_DATASET, evaluate_dataset, markdown_table, resolve_split
 from extraction.methods import method_names
 
 logger = logging.getLogger(__name__)
@@ -54,6 +51,11 @@ class Command(ScrapyCommand):
         return "Evaluate extraction methods and baselines on a labelled dataset (Markdown + JSON)"
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
+        # The evaluation package loads here and in run() only: Scrapy imports every command module
+        # at start-up, and a crawl must not load evaluation code.
+        from evaluation.baselines import baseline_names
+        from evaluation.harness import METRIC_BY_DATASET
+
         super().add_options(parser)
         parser.add_argument("--dataset", help=f"dataset name, one of {', '.join(METRIC_BY_DATASET)}")
         parser.add_argument("--method", help="comma-separated methods (default every registered method)")
@@ -66,6 +68,10 @@ class Command(ScrapyCommand):
                                                                         "(default bench/results)")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        from evaluation.baselines import BaselineUnavailable
+        from evaluation.datasets import DatasetNotFound
+        from evaluation.harness import METRIC_BY_DATASET, evaluate_dataset, markdown_table, resolve_split
+
         if args:
             raise UsageError(f"unexpected arguments: {' '.join(args)}")
         if not opts.dataset:

@@ -17,7 +17,7 @@ from evaluation.harness import evaluate_dataset
 FLOORS: dict[str, Any] = json.loads((Path(__file__).parent / "quality_floors.json").read_text(encoding="utf-8"))
 DATASETS = sorted(name for name in FLOORS if not name.startswith("_"))
 
-pytestmark = pytest.mark.datasets
+pytestmark = [pytest.mark.datasets, pytest.mark.slow]
 
 
 @pytest.mark.parametrize("entry", DATASETS)

@@ -80,6 +80,7 @@ def test_command_exit_status(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium absent (apt-get install chromium)")
+@pytest.mark.browser
 def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None:
     """Without --render the DOM/URL model types each page; with it the screenshot joins (fusion).
     Demo pages (the models trained on them: this checks the plumbing, not accuracy)."""

@@ -92,6 +92,7 @@ def test_document_url_keeps_absolute_http_urls_only() -> None:
 
 
 @browser
+@pytest.mark.browser
 def test_render_sizes_offline_and_bad_pages(asset_server: tuple[str, list[str]]) -> None:
     base, requests = asset_server
     broken = "<html><body>" + "<div><table><tr><td>\x00\ufffd broken" * 20_000 + "<p>" * 5_000
@@ -138,6 +139,7 @@ def test_render_sizes_offline_and_bad_pages(asset_server: tuple[str, list[str]])
 
 
 @browser
+@pytest.mark.browser
 def test_strip_styles_removes_styling(asset_server: tuple[str, list[str]]) -> None:
     base, requests = asset_server
     page = [("styled", _styled_page(base), None)]

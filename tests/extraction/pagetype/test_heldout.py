@@ -23,7 +23,7 @@ from extraction.dom.html import parse_html
 from extraction.pagetype.models import MODELS_DIR, PageTypeModels
 
 # Rendering ~280 heavy pages takes 3-5 minutes on 2 cores: more than the suite's per-test limit.
-pytestmark = pytest.mark.timeout(1200)
+pytestmark = [pytest.mark.timeout(1200), pytest.mark.browser, pytest.mark.datasets, pytest.mark.slow]
 FLOORS: dict[str, Any] = json.loads((Path(__file__).parent / "pagetype_floors.json").read_text(encoding="utf-8"))
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 
@@ -47,7 +47,8 @@ def typed() -> dict[str, dict[str, tuple[str, str]]]:
     """key -> {"dom": (truth, predicted), "fusion": (truth, predicted)}."""
     if CHROMIUM is None:
         pytest.skip("Chromium absent (apt-get install chromium)")
-    from crawler.render.offline import OfflineRenderConfig, page_url, render_html
+    from crawler.render.offline import OfflineRenderConfig, render_html
+    from crawler.render.saved_url import page_url
 
     pages = _pages()
     models = PageTypeModels.load(MODELS_DIR)

@@ -27,6 +27,12 @@ Block features (``inner`` = the block's own region, see ``extraction.dom.blocks`
   page's maximum depth; log1p(chars); log1p(paragraphs); log1p(mean paragraph chars); index over
   (blocks - 1).
 
+Rows for some of a page's blocks only (``block_features(blocks, root, scored)``, the classifier's
+cap on blocks per page): every column but CETD's is the same as with all blocks; CETD runs on a
+copy of the page that holds only the scored blocks' regions and their ancestors, so its cost
+follows the scored blocks, not the page (a full copy of a 400,000-block page and its statistics
+take about 600 MB).
+
 Paragraph features (paper 003, section 3): text_density = paragraph chars / block chars
 (definition 1); zh_punct_density = Chinese punctuation / paragraph chars (definition 2) and
 latin_punct_density; region_density = ((MIN(PC) + MAX(PC)) / 2) / APC (definition 3, eq. 8) with
@@ -44,11 +50,11 @@ from collections.abc import Sequence
 
 import numpy as np
 import numpy.typing as npt
-from lxml import html
+from lxml import etree, html
 
 from extraction.cetd import score
 from extraction.dom.blocks import BLOCK_TAGS, Block, walk_top
-from extraction.dom.preprocess import remove_keep_tail
+from extraction.dom.preprocess import _XML_INVALID_RE, remove_keep_tail
 from extraction.dom.stats import compute_stats
 from extraction.dom.text import INVISIBLE_TAGS, is_hidden
 from extraction.dom.tokens import jieba_tokens, word_tokens
@@ -240,23 +246,15 @@ def _ancestor_groups(blocks: Sequence[Block], top: html.HtmlElement) -> list[int
 # --- CETD-TPC -----------------------------------------------------------------------------------
 
 
-def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement) -> list[tuple[float, float, float, float]]:
+def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement,
+                  whole: bool = True) -> list[tuple[float, float, float, float]]:
     """Return per block (log1p TBD, CTPC, inside the content block, TDTPC / best TDTPC).
 
     CETD runs on a copy of the page without the elements ``page_blocks`` skips (script text in
-    the body would otherwise count as text); blocks are mapped to the copy by position among
-    the block-tag elements, which the copy shares with the original.
+    the body would otherwise count as text). ``whole``: ``blocks`` are all the page's blocks and
+    the copy is the whole page; else it holds only their regions (``_pruned_copy``).
     """
-    clean = copy.deepcopy(top)
-    twins: dict[html.HtmlElement, html.HtmlElement] = {top: clean}
-    wanted = {block.element for block in blocks}
-    for original, twin in zip(top.iter(*BLOCK_TAGS), clean.iter(*BLOCK_TAGS), strict=True):
-        if original in wanted:
-            twins[original] = twin
-    doomed = list(clean.iter(*INVISIBLE_TAGS))
-    doomed += [node for node in clean.xpath(_HIDING_XPATH) if is_hidden(node)]
-    for node in doomed:
-        remove_keep_tail(node)
+    clean, twins = _clean_copy(top, blocks) if whole else _pruned_copy(top, blocks)
     stats = compute_stats(clean)
     scores = score(stats)
     best = scores.best
@@ -278,25 +276,108 @@ def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement) -> list[tuple[
     return columns
 
 
+Twins = dict[html.HtmlElement, html.HtmlElement]
+
+
+def _clean_copy(top: html.HtmlElement, blocks: Sequence[Block]) -> tuple[html.HtmlElement, Twins]:
+    """Return a deep copy of ``top`` without invisible elements, and the copies of the blocks'
+    elements (mapped by position among the block-tag elements, which the copy shares)."""
+    clean = copy.deepcopy(top)
+    twins: Twins = {top: clean}
+    wanted = {block.element for block in blocks}
+    for original, twin in zip(top.iter(*BLOCK_TAGS), clean.iter(*BLOCK_TAGS), strict=True):
+        if original in wanted:
+            twins[original] = twin
+    doomed = list(clean.iter(*INVISIBLE_TAGS))
+    doomed += [node for node in clean.xpath(_HIDING_XPATH) if is_hidden(node)]
+    for node in doomed:
+        remove_keep_tail(node)
+    return clean, twins
+
+
+def _pruned_copy(top: html.HtmlElement, blocks: Sequence[Block]) -> tuple[html.HtmlElement, Twins]:
+    """Return a copy of ``top`` with only the visible regions of ``blocks`` (some of the page's
+    blocks) and their ancestors (without their text), and the copies of the blocks' elements.
+
+    A region is a block element with its subtree minus the nested block elements, as in
+    ``extraction.dom.blocks``; the text of a left-out or invisible element's tail joins the text
+    before it, as ``remove_keep_tail`` does. Copies keep their tag and class, all that
+    ``compute_stats`` reads.
+    """
+    regions = {block.element for block in blocks}
+    needed: set[html.HtmlElement] = set()  # elements with a region at or below them
+    for element in regions:
+        node: html.HtmlElement | None = element
+        while node is not None and node not in needed:
+            needed.add(node)
+            node = None if node is top else node.getparent()
+    clean = html.Element(top.tag, _class_of(top))
+    twins: Twins = {}
+    stack = [(top, clean, top in regions)]
+    while stack:
+        original, twin, in_region = stack.pop()
+        if original in regions:
+            twins[original] = twin
+        if in_region:
+            _append_text(twin, original.text)
+        for child in original:
+            tag = child.tag
+            visible = isinstance(tag, str) and tag not in INVISIBLE_TAGS and not is_hidden(child)
+            child_in_region = (child in regions if tag in BLOCK_TAGS else in_region) if visible else False
+            if visible and (child in needed or (child_in_region and tag not in BLOCK_TAGS)):
+                copied = etree.SubElement(twin, tag, _class_of(child))
+                stack.append((child, copied, child_in_region))
+                if in_region:
+                    copied.tail = _xml_text(child.tail)
+            elif in_region:  # left out: its tail is still the region's text
+                _append_text(twin, child.tail)
+    return clean, twins
+
+
+def _class_of(element: html.HtmlElement) -> dict[str, str]:
+    value = _xml_text(element.get("class"))
+    return {"class": value} if value else {}
+
+
+def _append_text(twin: html.HtmlElement, text: str | None) -> None:
+    """Add ``text`` after the last child of ``twin`` (to its text when it has none)."""
+    if not text:
+        return
+    if len(twin):
+        last = twin[-1]
+        last.tail = _xml_text((last.tail or "") + text)
+    else:
+        twin.text = _xml_text((twin.text or "") + text)
+
+
+def _xml_text(text: str | None) -> str | None:
+    """Return ``text`` without the characters lxml refuses in assigned text (its parser lets some in)."""
+    return _XML_INVALID_RE.sub("", text) if text else text
+
+
 # --- feature matrices ---------------------------------------------------------------------------
 
 
-def block_features(blocks: Sequence[Block], root: html.HtmlElement | None = None) -> FloatArray:
+def block_features(blocks: Sequence[Block], root: html.HtmlElement | None = None,
+                   scored: Sequence[int] | None = None) -> FloatArray:
     """Return the ``BLOCK_FEATURES`` of ``blocks`` as a float32 array of shape (blocks, features).
 
     ``blocks`` are all the blocks of one page, as ``page_blocks(root)`` returned them; ``root``
     is the root given to ``page_blocks`` (default: the document root of the blocks' elements).
+    ``scored``: ascending indices of the blocks to compute rows for (default all); with fewer
+    than all, CETD sees only their regions (module docstring).
     """
-    if not blocks:
+    chosen = blocks if scored is None else [blocks[i] for i in scored]
+    if not chosen:
         return np.zeros((0, len(BLOCK_FEATURES)), dtype=np.float32)
     top = walk_top(root if root is not None else blocks[0].element.getroottree().getroot())
     page = blocks[0].page
-    cetd = _cetd_columns(blocks, top)
-    ancestors = _ancestor_groups(blocks, top)
+    cetd = _cetd_columns(chosen, top, whole=len(chosen) == len(blocks))
+    ancestors = _ancestor_groups(chosen, top)
     last_index = max(len(blocks) - 1, 1)
     groups = range(len(CLASS_GROUPS))
     rows: list[list[float]] = []
-    for block, cetd_row, ancestor_mask in zip(blocks, cetd, ancestors, strict=True):
+    for block, cetd_row, ancestor_mask in zip(chosen, cetd, ancestors, strict=True):
         noise = words = zh = latin = 0
         for paragraph in block.paragraphs:
             counts = text_counts(paragraph.text)

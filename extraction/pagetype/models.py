@@ -23,7 +23,6 @@ scaled to [0, 1] (white background = 0). Paper 000 resizes the whole screenshot;
 from __future__ import annotations
 
 import io
-import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -36,6 +35,7 @@ from PIL import Image
 
 from extraction import paths
 from extraction.dom.blocks import Block
+from extraction.onnx import META_FILE, ModelError, meta_version, read_meta, session, shared
 
 CLASSES: tuple[str, ...] = ("article", "list", "other")
 # Rows of the screenshot the image models see, per unit of its width (2.0: 2,560 rows at 1,280 px).
@@ -47,10 +47,10 @@ CROP_RATIO = 2.0
 MIN_INK_SHARE = 0.01
 INK_LEVEL = 0.1
 MODELS_DIR = paths.MODELS_DIR / "pagetype"
-META_FILE = "meta.json"
+TRAIN_COMMAND = "make train-pagetype"
 
 
-class PageTypeModelError(RuntimeError):
+class PageTypeModelError(ModelError):
     """The page-type models are missing, unreadable or do not match ``meta.json``."""
 
 
@@ -136,18 +136,6 @@ def _as_mapping(probs: np.ndarray) -> dict[str, float]:
     return {name: float(p) for name, p in zip(CLASSES, probs, strict=True)}
 
 
-def _session(path: Path) -> Any:
-    import onnxruntime as ort  # imported here: extraction users without models never need it
-
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1  # one page at a time; the crawl's parallelism is across pages
-    options.inter_op_num_threads = 1
-    try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as exc:
-        raise PageTypeModelError(f"cannot load {path}: {exc}") from exc
-
-
 @dataclass
 class ImageModel:
     """One screenshot CNN (ONNX) with its input size and classes from ``meta.json``."""
@@ -181,17 +169,25 @@ class PageTypeModels:
     fusion_weight: float
     meta: dict[str, Any]
     images: dict[str, ImageModel] = field(default_factory=dict)
+    version: str = ""  # extraction.onnx.meta_version of the folder, recorded with the page type
 
     @classmethod
-    def load(cls, folder: Path = MODELS_DIR, image_model: str | None = None) -> PageTypeModels:
-        """Load the models named in ``folder/meta.json``; fail fast on anything inconsistent."""
+    def load(cls, folder: str | Path | None = None, image_model: str | None = None) -> PageTypeModels:
+        """Load the models named in ``folder/meta.json`` (None or empty: the shipped ``models/pagetype``);
+        fail fast, with a ``PageTypeModelError``, on anything missing or inconsistent."""
+        try:
+            return cls._load(Path(folder or MODELS_DIR), image_model)
+        except PageTypeModelError:
+            raise
+        except ModelError as exc:  # from extraction.onnx: callers catch the page-type error
+            raise PageTypeModelError(str(exc)) from exc
+
+    @classmethod
+    def _load(cls, folder: Path, image_model: str | None) -> PageTypeModels:
         from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES
 
+        meta = read_meta(folder, TRAIN_COMMAND)
         meta_path = folder / META_FILE
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise PageTypeModelError(f"cannot read {meta_path}: {exc} (see models/training/README.md)") from exc
         dom_meta = meta.get("dom") or {}
         if tuple(dom_meta.get("features", ())) != DOM_FEATURES:
             raise PageTypeModelError(f"{meta_path}: the DOM model's features differ from extraction.pagetype.features")
@@ -200,13 +196,13 @@ class PageTypeModels:
                                      f"!= {DOM_FEATURE_VERSION}")
         if tuple(dom_meta.get("classes", ())) != CLASSES:
             raise PageTypeModelError(f"{meta_path}: DOM model classes {dom_meta.get('classes')} != {CLASSES}")
-        dom = _session(folder / dom_meta["file"])
+        dom = session(folder / dom_meta["file"])
         images: dict[str, ImageModel] = {}
         for name in ("resnet", "lenet5"):
             spec = meta.get(name)
             if not spec or not (folder / spec["file"]).exists():
                 continue
-            images[name] = ImageModel(name, _session(folder / spec["file"]), int(spec["input"]["height"]),
+            images[name] = ImageModel(name, session(folder / spec["file"]), int(spec["input"]["height"]),
                                       int(spec["input"]["width"]), tuple(spec["classes"]),
                                       float(spec["input"].get("crop_ratio", CROP_RATIO)))
         fusion = meta.get("fusion") or {}
@@ -214,7 +210,7 @@ class PageTypeModels:
         if chosen is not None and chosen not in images:
             raise PageTypeModelError(f"{meta_path}: image model {chosen!r} is not there (have {sorted(images)})")
         weight = float(fusion.get("weight", 0.5)) if chosen == fusion.get("image_model") else 0.5
-        return cls(images.get(chosen) if chosen else None, dom, weight, meta, images)
+        return cls(images.get(chosen) if chosen else None, dom, weight, meta, images, meta_version(folder))
 
     @property
     def list_route_threshold(self) -> float:
@@ -251,12 +247,7 @@ class PageTypeModels:
                                 None if image is None else _as_mapping(image), _as_mapping(dom))
 
 
-_SHARED: dict[str, PageTypeModels] = {}
-
-
-def shared_models(folder: Path = MODELS_DIR) -> PageTypeModels:
-    """Load the models once per process and folder."""
-    key = str(folder)
-    if key not in _SHARED:
-        _SHARED[key] = PageTypeModels.load(folder)
-    return _SHARED[key]
+def shared_models(directory: str | Path | None = None) -> PageTypeModels:
+    """Return the models of ``directory`` (None or empty: the shipped ``models/pagetype``), loaded
+    once per process (``extraction.onnx.shared``)."""
+    return shared(PageTypeModels.load, directory, MODELS_DIR)

@@ -22,12 +22,12 @@ import numpy as np
 import numpy.typing as npt
 from lxml import html
 
-from extraction.blockclf.classifier import BlockDecision, classify
+from extraction.blockclf.classifier import BlockDecision, BlockModels, classify
 from extraction.blockclf.classifier import shared_models as shared_block_models
 from extraction.dom.html import page_title
 from extraction.methods import Extraction
 from extraction.web2text.cdom import CDom, collapse
-from extraction.web2text.model import content_text, shared_model
+from extraction.web2text.model import Web2TextModel, content_text, shared_models
 
 NAME = "svm-web2text"
 _CLIP = 1e-6
@@ -66,18 +66,21 @@ def combine(svm_p: npt.ArrayLike, svm_threshold: float, w2t_p: npt.ArrayLike,
     return np.asarray(score >= 0.0)
 
 
-def extract_ensemble(root: html.HtmlElement, url: str | None = None) -> Extraction:
-    """Return the main text by the SVM and Web2Text together (method ``svm-web2text``)."""
+def extract_ensemble(root: html.HtmlElement, url: str | None = None, model: Web2TextModel | None = None,
+                     block_models: BlockModels | None = None) -> Extraction:
+    """Return the main text by the SVM and Web2Text together (method ``svm-web2text``; the models
+    default to the shipped ones)."""
     page = collapse(root)
     if not len(page):
         return Extraction(method=NAME, text="", title=page_title(root))
-    model = shared_model()
+    model = model or shared_models()
+    block_models = block_models or shared_block_models()
     w2t_p = model.unary_probabilities(page)
-    decision = classify(root, trim=False)  # the paragraph model's decisions would go unused
+    decision = classify(root, block_models, trim=False)  # the paragraph model's decisions would go unused
     blocks = leaf_blocks(page, decision)
     # One extra entry at the end answers index -1 (a leaf in no block): P 0, not kept.
     svm_p = np.append(np.asarray(decision.probabilities, dtype=np.float64), 0.0)[blocks]
-    keep = combine(svm_p, shared_block_models().blocks.threshold, w2t_p, model.threshold)
+    keep = combine(svm_p, block_models.blocks.threshold, w2t_p, model.threshold)
     if not keep.any():
         keep = np.asarray([*decision.kept, False], dtype=bool)[blocks]
     return Extraction(method=NAME, text=content_text(page, keep.astype(np.int64)), title=page_title(root))

@@ -5,7 +5,8 @@ The unary and pairwise CNNs (paper 002, section 3.4) are ONNX files trained by
 order, ``FEATURE_VERSION``, the standardisation (mean and standard deviation per column,
 binary columns 0 and 1) and the decoding's pairwise weight and content threshold
 (``extraction.web2text.viterbi``). A model whose features do not
-match this code is refused with a message saying so. onnxruntime only: no torch at crawl time.
+match this code is refused with a message saying so. onnxruntime only, loaded by
+``extraction.onnx``: no torch at crawl time.
 
 Text: the leaves labelled content, in document order; a line break between two kept leaves
 when the unstyled page breaks the line between them or a removed leaf lies between them, else
@@ -14,10 +15,7 @@ a space (a link inside a sentence stays in its sentence).
 
 from __future__ import annotations
 
-import json
-import os
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -26,9 +24,9 @@ import numpy.typing as npt
 import onnxruntime as ort
 from lxml import html
 
-from extraction.blockclf.classifier import ModelError
 from extraction.dom.html import page_title
 from extraction.methods import Extraction
+from extraction.onnx import META_FILE, ModelError, meta_version, read_meta, session, shared
 from extraction.paths import MODELS_DIR
 from extraction.web2text.cdom import CDom, collapse
 from extraction.web2text.features import BLOCK_FEATURES, EDGE_FEATURES, FEATURE_VERSION, page_features
@@ -36,8 +34,7 @@ from extraction.web2text.viterbi import viterbi, with_threshold
 
 NAME = "web2text"
 MODEL_DIR = MODELS_DIR / "web2text"
-MODEL_DIR_ENV = "WEB2TEXT_MODEL_DIR"
-META_FILE = "meta.json"
+TRAIN_COMMAND = "make train-web2text"
 UNARY_FILE = "unary.onnx"
 PAIRWISE_FILE = "pairwise.onnx"
 INPUT_NAME = "features"  # (batch, features, sequence) float32
@@ -56,16 +53,6 @@ class Labelling:
     fallback: str | None = None  # None, "per-leaf" or "most-probable" (see decode)
 
 
-def _session(path: Path) -> ort.InferenceSession:
-    options = ort.SessionOptions()
-    options.intra_op_num_threads = 1  # one page at a time; the crawl's parallelism is across pages
-    options.inter_op_num_threads = 1
-    try:
-        return ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    except Exception as error:  # onnxruntime raises its own exception types
-        raise ModelError(f"cannot load {path}: {error}") from error
-
-
 @dataclass(frozen=True)
 class Web2TextModel:
     """The unary and pairwise networks with their standardisation and decoding weight."""
@@ -79,27 +66,22 @@ class Web2TextModel:
     weight: float
     threshold: float
     meta: dict[str, Any]
+    version: str = ""  # extraction.onnx.meta_version of the folder
 
     @classmethod
     def load(cls, directory: str | Path | None = None) -> Web2TextModel:
-        """Load and validate the models of ``directory`` (default: $WEB2TEXT_MODEL_DIR or ``models/web2text``)."""
-        folder = Path(directory or os.environ.get(MODEL_DIR_ENV) or MODEL_DIR)
+        """Load and validate the models of ``directory`` (None or empty: the shipped ``models/web2text``)."""
+        folder = Path(directory or MODEL_DIR)
+        meta = read_meta(folder, TRAIN_COMMAND)
         meta_path = folder / META_FILE
-        try:
-            meta = json.loads(meta_path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise ModelError(f"no Web2Text model in {folder} ({META_FILE} missing); train one with "
-                             "`make train-web2text`") from None
-        except (OSError, ValueError) as error:
-            raise ModelError(f"cannot read {meta_path}: {error}") from error
         if meta.get("feature_version") != FEATURE_VERSION or tuple(meta.get("block_features", ())) != BLOCK_FEATURES \
                 or tuple(meta.get("edge_features", ())) != EDGE_FEATURES:
             raise ModelError(f"{meta_path} was trained on other features (version {meta.get('feature_version')}, "
-                             f"this code has {FEATURE_VERSION}); retrain with `make train-web2text`")
+                             f"this code has {FEATURE_VERSION}); retrain with `{TRAIN_COMMAND}`")
         scaling = meta["standardisation"]
         return cls(
-            unary=_session(folder / UNARY_FILE),
-            pairwise=_session(folder / PAIRWISE_FILE),
+            unary=session(folder / UNARY_FILE),
+            pairwise=session(folder / PAIRWISE_FILE),
             block_mean=np.asarray(scaling["block_mean"], dtype=np.float32),
             block_scale=1.0 / np.asarray(scaling["block_std"], dtype=np.float32),
             edge_mean=np.asarray(scaling["edge_mean"], dtype=np.float32),
@@ -107,6 +89,7 @@ class Web2TextModel:
             weight=float(meta["decoding"]["pairwise_weight"]),
             threshold=float(meta["decoding"]["content_threshold"]),
             meta=meta,
+            version=meta_version(folder),
         )
 
     def potentials(self, block: FloatArray, edge: FloatArray) -> tuple[FloatArray, FloatArray]:
@@ -150,10 +133,10 @@ def _run(session: ort.InferenceSession, rows: FloatArray, classes: int) -> Float
     return np.asarray(probs[0].T, dtype=np.float32)
 
 
-@lru_cache(maxsize=4)
-def shared_model(directory: str | None = None) -> Web2TextModel:
-    """Return the model of ``directory`` (default folder when None), loaded once per process."""
-    return Web2TextModel.load(directory)
+def shared_models(directory: str | Path | None = None) -> Web2TextModel:
+    """Return the model of ``directory`` (None or empty: the shipped ``models/web2text``), loaded once
+    per process (``extraction.onnx.shared``)."""
+    return shared(Web2TextModel.load, directory, MODEL_DIR)
 
 
 def content_text(page: CDom, labels: npt.ArrayLike) -> str:
@@ -170,8 +153,10 @@ def content_text(page: CDom, labels: npt.ArrayLike) -> str:
     return "".join(parts)
 
 
-def extract_web2text(root: html.HtmlElement, url: str | None = None) -> Extraction:
-    """Return Web2Text's main text of a parsed page (method ``web2text``)."""
+def extract_web2text(root: html.HtmlElement, url: str | None = None,
+                     model: Web2TextModel | None = None) -> Extraction:
+    """Return Web2Text's main text of a parsed page (method ``web2text``; ``model`` default: the
+    shipped one)."""
     page = collapse(root)
-    labelling = shared_model().label(page)
+    labelling = (model or shared_models()).label(page)
     return Extraction(method=NAME, text=content_text(page, labelling.labels), title=page_title(root))

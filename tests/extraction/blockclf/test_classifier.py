@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import json
 import random
+import subprocess
+import sys
+import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -12,7 +15,8 @@ import onnxruntime as ort
 import pytest
 
 from evaluation.folds import HELD_OUT_FOLD, TRAIN_DATASETS
-from extraction.blockclf.classifier import MODELS_DIR, BlockModels, classify
+from extraction.blockclf import classifier
+from extraction.blockclf.classifier import MODELS_DIR, BlockModels, classify, scored_blocks
 from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES, block_features
 from extraction.dom.blocks import page_blocks
 from extraction.dom.html import parse_html
@@ -21,6 +25,13 @@ META = MODELS_DIR / "meta.json"
 # ONNX vs scikit-learn, largest absolute difference of P(content) (the training script's own check).
 PARITY_TOLERANCE = 1e-4
 INLINE_PAGES = 5
+# The bounded-work page of issue 12: 400,000 link blocks (17 MB) around one article paragraph,
+# classified in a child process under an address-space limit (onnxruntime and numpy reserve
+# far more virtual memory than they use) with the resident peak asserted.
+BIG_PAGE_BLOCKS = 400_000
+BIG_PAGE_ADDRESS_SPACE = 3 * 1024**3
+BIG_PAGE_MAX_RSS_MB = 1024
+BIG_PAGE_TIMEOUT_S = 60
 
 WORDS = ("council", "budget", "river", "school", "market", "storm", "coast", "report", "minister", "election",
          "hospital", "museum", "railway", "harbour", "farmers", "village", "season", "festival", "energy", "climate")
@@ -201,3 +212,90 @@ def test_classify_without_trimming_keeps_every_paragraph_of_kept_blocks() -> Non
     assert whole.kept == trimmed.kept and np.array_equal(whole.probabilities, trimmed.probabilities)
     assert all(all(flags) for flags in whole.paragraphs)
     assert [len(flags) for flags in whole.paragraphs] == [len(block.paragraphs) for block in whole.blocks]
+
+
+# --- (d) bounded work per page -------------------------------------------------------------------
+
+
+def test_scored_blocks_keep_the_most_text_outside_links() -> None:
+    root = parse_html("<html><body><div>one two three</div><div><a href=/a>a long link text here</a></div>"
+                      "<div>four five</div><div>six seven</div><div>x</div></body></html>")
+    blocks = page_blocks(root)
+    assert scored_blocks(blocks, len(blocks)).tolist() == list(range(len(blocks)))
+    # Characters outside links: 13, 0, 9, 9, 1. The tie between blocks 2 and 3 goes to the earlier.
+    assert scored_blocks(blocks, 2).tolist() == [0, 2]
+    assert scored_blocks(blocks, 3).tolist() == [0, 2, 3]
+    assert scored_blocks([], 3).tolist() == []
+
+
+@pytest.mark.parametrize(("cap", "capped"), [(0, 0), (-1, 1), (-2, 2)])
+def test_cap_on_both_sides_of_the_boundary(cap: int, capped: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = parse_html(_hand_made_page())
+    full = classify(root)
+    monkeypatch.setattr(classifier, "MAX_BLOCKS", len(full.blocks) + cap)
+    decision = classify(root)
+    assert decision.capped == capped
+    assert ("blocks_capped" in decision.stats()) == bool(capped)
+    assert decision.stats().get("blocks_capped", 0) == capped
+    dropped = set(range(len(full.blocks))) - set(scored_blocks(full.blocks, len(full.blocks) + cap).tolist())
+    assert len(dropped) == capped
+    for i in range(len(full.blocks)):
+        if i in dropped:  # the menu (all link text), then the footer (one space outside its links)
+            assert not decision.kept[i] and decision.probabilities[i] == 0.0
+            assert full.blocks[i].chars - full.blocks[i].link_chars <= 1
+        else:
+            assert decision.kept[i] == full.kept[i]
+    assert decision.text == full.text
+
+
+def test_batched_inference_equals_one_call(monkeypatch: pytest.MonkeyPatch) -> None:
+    models = BlockModels.load(MODELS_DIR)
+    features = np.random.default_rng(0).random((10, len(BLOCK_FEATURES)), dtype=np.float32)
+    whole = models.blocks.content_probability(features)
+    monkeypatch.setattr(classifier, "BATCH_ROWS", 3)
+    assert np.array_equal(models.blocks.content_probability(features), whole)
+    assert models.blocks.content_probability(features[:0]).shape == (0,)
+
+
+_BIG_PAGE_CHILD = textwrap.dedent("""
+    import resource, sys, time
+    resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+    from extraction.blockclf.classifier import classify, shared_models
+    from extraction.dom.html import parse_html
+    models = shared_models()
+    paragraph = sys.stdin.read()
+    links = [f"<div><a href=/x{{i}}>link {{i}}</a></div>" for i in range({blocks})]
+    half = len(links) // 2
+    page = ("<html><head><title>Reservoir</title></head><body>" + "".join(links[:half])
+            + "<article><h1>Reservoir</h1><p>" + paragraph + "</p></article>" + "".join(links[half:])
+            + "</body></html>")
+    del links
+    start = time.monotonic()
+    decision = classify(parse_html(page), models)
+    seconds = time.monotonic() - start
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(len(page), paragraph in decision.text, decision.stats()["blocks_capped"], rss_mb, seconds)
+""")
+
+BIG_PAGE_PARAGRAPH = (
+    "The regional water board said on Thursday that the reservoir above the valley had reached its highest "
+    "level in eleven years after a wet spring, and that engineers would open the lower sluice gates gradually "
+    "over the coming week so that farms and villages downstream would not be flooded. Residents were asked to "
+    "keep away from the river banks until the work is finished, and the board promised to publish daily "
+    "readings of the water level on its notice boards in every village hall, as it did during the floods of "
+    "the last decade."
+)
+
+
+@pytest.mark.slow
+def test_page_of_400000_link_blocks_is_classified_in_bounded_time_and_memory() -> None:
+    code = _BIG_PAGE_CHILD.format(limit=BIG_PAGE_ADDRESS_SPACE, blocks=BIG_PAGE_BLOCKS)
+    done = subprocess.run([sys.executable, "-c", code], input=BIG_PAGE_PARAGRAPH, capture_output=True, text=True,
+                          timeout=3 * BIG_PAGE_TIMEOUT_S, cwd=Path(__file__).resolve().parents[3], check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    size, found, capped, rss_mb, seconds = done.stdout.split()
+    assert int(size) > 16_000_000
+    assert found == "True"  # the article paragraph is in the text
+    assert int(capped) == BIG_PAGE_BLOCKS + 1 - classifier.MAX_BLOCKS  # the link blocks and the article
+    assert int(rss_mb) < BIG_PAGE_MAX_RSS_MB
+    assert float(seconds) < BIG_PAGE_TIMEOUT_S

@@ -15,6 +15,7 @@ from extraction.blockclf.features import (
     CLASS_GROUPS,
     FEATURE_VERSION,
     PARAGRAPH_FEATURES,
+    _pruned_copy,
     block_features,
     class_groups,
     noise_words,
@@ -223,6 +224,52 @@ def test_very_deep_document() -> None:
     assert features.shape == (1, len(BLOCK_FEATURES))
     assert features[0, BLOCK_FEATURES.index("ancestor_class_article")] == 1.0
     assert features[0, BLOCK_FEATURES.index("depth")] == 1.0
+
+
+CETD_COLUMNS = [i for i, name in enumerate(BLOCK_FEATURES) if name.startswith("cetd_")]
+
+
+def test_rows_for_some_blocks_differ_from_all_rows_only_in_cetd() -> None:
+    links = "".join(f"<div class='teaser'><a href='/{i}'>teaser {i}</a></div>" for i in range(12))
+    root = parse_html(f"<html><body>{NAV_EN}{links}<div id='a'><p>{ARTICLE_EN}</p><p>{ARTICLE_EN}</p></div>"
+                      "<div id='f'>Copyright 2024 The Example</div></body></html>")
+    blocks = page_blocks(root)
+    every = block_features(blocks, root)
+    assert np.array_equal(block_features(blocks, root, list(range(len(blocks)))), every)
+    scored = [i for i, block in enumerate(blocks) if block.element.get("id") in ("a", "f")]
+    some = block_features(blocks, root, scored)
+    other = [i for i in range(len(BLOCK_FEATURES)) if i not in CETD_COLUMNS]
+    assert some.shape == (2, len(BLOCK_FEATURES))
+    assert np.array_equal(some[:, other], every[scored][:, other])
+    article = BLOCK_FEATURES.index("cetd_in_content")
+    assert some[0, article] == every[scored[0], article] == 1.0  # still CETD's content block
+    assert block_features(blocks, root, []).shape == (0, len(BLOCK_FEATURES))
+
+
+def test_pruned_copy_holds_only_the_scored_regions() -> None:
+    root = parse_html("<html><body>lead<div id='a'>Alpha <script>var x;</script>beta <span hidden>no</span>"
+                      "gamma <b>bold</b> delta<div id='b'>dropped<div id='c'>kept inner</div>gone</div> after</div>"
+                      "<div id='d'>dropped too</div>tail</body></html>")
+    blocks = page_blocks(root)
+    by_id = {block.element.get("id"): block for block in blocks}
+    copy, twins = _pruned_copy(by_id[None].element, [by_id["a"], by_id["c"]])
+    assert set(twins) == {by_id["a"].element, by_id["c"].element}
+    assert copy.text is None and copy.tail is None  # the body's own region is not scored: no "lead", no "tail"
+    assert twins[by_id["a"].element].text_content() == "Alpha beta gamma bold deltakept inner after"
+    assert [element.tag for element in copy.iter()] == ["body", "div", "b", "div", "div"]
+    assert twins[by_id["c"].element].getparent().text is None  # b's own text is left out with its region
+
+
+def test_pruned_copy_of_a_very_deep_document() -> None:
+    body = etree.SubElement(html.Element("html"), "body")
+    node = body
+    for depth in range(5000):
+        node = etree.SubElement(node, "div")
+        node.text = f"level {depth}"
+    blocks = page_blocks(body.getparent())
+    copy, twins = _pruned_copy(body, [blocks[-1]])
+    assert twins[blocks[-1].element].text == "level 4999" and sum(1 for _ in copy.iter()) == 5001
+    assert block_features(blocks, body.getparent(), [len(blocks) - 1]).shape == (1, len(BLOCK_FEATURES))
 
 
 def test_paragraph_features_head_noise_vs_body() -> None:

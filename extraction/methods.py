@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from lxml import html as lxml_html
 
@@ -37,7 +38,8 @@ class Extraction:
     entries: tuple[ListEntry, ...] = field(default_factory=tuple)  # list pages
 
 
-Method = Callable[[lxml_html.HtmlElement, str | None], Extraction]
+# (root, url, **models): methods with models take them as keywords (default: the shipped ones).
+Method = Callable[..., Extraction]
 
 
 def _fulltext(root: lxml_html.HtmlElement, url: str | None) -> Extraction:
@@ -63,12 +65,16 @@ def extract(html: str, method: str = "fulltext", url: str | None = None) -> Extr
     return extract_tree(parse_html(html), method, url)
 
 
-def extract_tree(root: lxml_html.HtmlElement, method: str = "fulltext", url: str | None = None) -> Extraction:
-    """Return what ``method`` extracts from a parsed page (which it may modify: pass a copy to keep it)."""
+def extract_tree(root: lxml_html.HtmlElement, method: str = "fulltext", url: str | None = None,
+                 **models: Any) -> Extraction:
+    """Return what ``method`` extracts from a parsed page (which it may modify: pass a copy to keep it).
+
+    ``models``: the method's models by keyword (``extraction.process.Context.from_settings`` loads them
+    from the settings' model folders); without them a method uses the shipped models."""
     _load_all()
     if method not in METHODS:
         raise KeyError(f"unknown method {method!r} (known: {', '.join(sorted(METHODS))})")
-    return METHODS[method](root, url)
+    return METHODS[method](root, url, **models)
 
 
 # Algorithm modules register themselves on import; listed here so that every caller sees them.

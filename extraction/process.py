@@ -26,7 +26,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, ClassVar, Protocol
 
 from lxml import html
@@ -90,6 +89,14 @@ class BlocksConfig(ComponentConfig):
     model_dir: str = ""  # folder with meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
 
 
+@dataclass(frozen=True)
+class Web2TextConfig(ComponentConfig):
+    """WEB2TEXT_* settings."""
+
+    prefix: ClassVar[str] = "WEB2TEXT"
+    model_dir: str = ""  # folder with meta.json, unary.onnx, pairwise.onnx (empty: models/web2text/)
+
+
 def _no_count(key: str, count: int = 1) -> None:
     """The default ``count``: events are not counted."""
 
@@ -104,6 +111,7 @@ class Context:
     method: str = PIPELINE
     route_lists: bool = ROUTE_LISTS
     count: Count = field(default=_no_count)
+    method_models: dict[str, Any] = field(default_factory=dict)  # keywords of a method other than pipeline
 
     @classmethod
     def from_settings(cls, settings: Any, *, templates: SiteTemplates | None = None, method: str = PIPELINE,
@@ -111,20 +119,34 @@ class Context:
         """Load the models the settings ask for (a missing or mismatched model raises its ModelError)."""
         typing = PageTypeConfig.from_settings(settings)
         blocks = BlocksConfig.from_settings(settings)
-        page_models = None
-        if typing.enabled:
-            page_models = shared_page_models(Path(typing.model_dir)) if typing.model_dir else shared_page_models()
+        page_models = shared_page_models(typing.model_dir or None) if typing.enabled else None
         block_models = shared_block_models(blocks.model_dir or None) if blocks.enabled and method == PIPELINE else None
-        return cls(page_models, block_models, templates, method, count=count)
+        return cls(page_models, block_models, templates, method, count=count,
+                   method_models=method_models(method, settings))
 
     def versions(self) -> dict[str, str]:
         """Return the versions of the models this context runs, for the record."""
-        versions = {}
-        for name, models in (("pagetype", self.page_models), ("blocks", self.block_models)):
-            version = getattr(models, "version", None)
-            if version:
-                versions[name] = str(version)
-        return versions
+        extra = self.method_models
+        models = {"pagetype": self.page_models,
+                  "blocks": self.block_models or extra.get("models") or extra.get("block_models"),
+                  "web2text": extra.get("model")}
+        return {name: str(model.version) for name, model in models.items() if getattr(model, "version", None)}
+
+
+def method_models(method: str, settings: Any) -> dict[str, Any]:
+    """Return the models a ``scrapy extract --method`` needs, loaded from the settings' model folders."""
+    blocks_dir = BlocksConfig.from_settings(settings).model_dir or None
+    web2text_dir = Web2TextConfig.from_settings(settings).model_dir or None
+    if method == "svm":
+        return {"models": shared_block_models(blocks_dir)}
+    if method in ("web2text", "svm-web2text"):
+        from extraction.web2text.model import shared_models as shared_web2text_models  # onnxruntime on use
+
+        models: dict[str, Any] = {"model": shared_web2text_models(web2text_dir)}
+        if method == "svm-web2text":
+            models["block_models"] = shared_block_models(blocks_dir)
+        return models
+    return {}
 
 
 def process(page: Page, context: Context, record: Record | None = None) -> Record:
@@ -233,10 +255,13 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
             count("blocks/dropped", record.block_stats["blocks"] - record.block_stats["blocks_kept"])
             count("blocks/paragraphs_trimmed", record.block_stats["paragraphs_trimmed"])
             count("blocks/fallback", 1 if decision.fallback else 0)
+            if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
+                record.flags.append("blocks_capped")
+                count("blocks/capped", decision.capped)
         elif method in (PIPELINE, "fulltext"):
             record.text, record.extraction_method = visible_text(root), "fulltext"
         else:
-            extraction = extract_tree(root, method, page.url)
+            extraction = extract_tree(root, method, page.url, **context.method_models)
             record.text, record.extraction_method = extraction.text, method
             if extraction.entries:
                 record.entries = entry_dicts(extraction.entries)

@@ -53,11 +53,10 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from crawler.sites import SiteList, SiteListError, load_site_list
-from extraction.blockclf.classifier import ModelError as BlockModelError
 from extraction.dom.encoding import decode_html
 from extraction.methods import method_names
+from extraction.onnx import ModelError
 from extraction.page import Page
-from extraction.pagetype.models import PageTypeModelError
 from extraction.process import PIPELINE, Context, process
 from extraction.record import Record
 from templates_db.library import TemplateLibrary, TemplatesConfig, site_key
@@ -222,7 +221,7 @@ class Command(ScrapyCommand):
         library = None if opts.no_templates else open_library(self.settings, site)
         try:
             context = Context.from_settings(self.settings, templates=library, method=opts.method)
-        except (BlockModelError, PageTypeModelError) as exc:
+        except ModelError as exc:
             raise UsageError(f"models unusable: {exc}") from exc
         failed = 0
         pages: Iterator[tuple[str, bytes | None, str | None]] = (

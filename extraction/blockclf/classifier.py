@@ -195,9 +195,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     return decision
 
 
-def extract_svm(root: html.HtmlElement, url: str | None) -> Extraction:
-    """The ``svm`` method: blocks classified, paragraphs trimmed."""
-    return Extraction(method=NAME, text=classify(root).text, title=page_title(root), page_type="article")
+def extract_svm(root: html.HtmlElement, url: str | None, models: BlockModels | None = None) -> Extraction:
+    """The ``svm`` method: blocks classified, paragraphs trimmed (``models``: default the shipped ones)."""
+    return Extraction(method=NAME, text=classify(root, models).text, title=page_title(root), page_type="article")
 
 
 register(NAME, extract_svm)

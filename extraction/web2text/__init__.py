@@ -10,21 +10,24 @@ imports ``cdom`` and ``features`` without loading onnxruntime sessions.
 
 from __future__ import annotations
 
+from typing import Any
+
 from lxml import html
 
 from extraction.methods import Extraction, register
 
 
-def _extract(root: html.HtmlElement, url: str | None) -> Extraction:
+def _extract(root: html.HtmlElement, url: str | None, model: Any = None) -> Extraction:
     from extraction.web2text.model import extract_web2text  # lazy: onnxruntime and the models load on use
 
-    return extract_web2text(root, url)
+    return extract_web2text(root, url, model)
 
 
-def _extract_ensemble(root: html.HtmlElement, url: str | None) -> Extraction:
+def _extract_ensemble(root: html.HtmlElement, url: str | None, model: Any = None,
+                      block_models: Any = None) -> Extraction:
     from extraction.web2text.ensemble import extract_ensemble
 
-    return extract_ensemble(root, url)
+    return extract_ensemble(root, url, model, block_models)
 
 
 register("web2text", _extract)

@@ -1,41 +1,66 @@
-"""The default extraction: page-type rule, paragraph trimming, the block pipeline in a crawl item."""
+"""The one page flow: door, page type, entries, text, stats; the crawl's ProcessPipeline around it."""
 
 from __future__ import annotations
 
+from collections import Counter
+from typing import Any
+
+import jsonschema
 import numpy as np
 import pytest
-from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from crawler.items import PageItem
 from demo import build_sites
 from evaluation.metrics import shingle_counts
+from extraction.blockclf import classifier
+from extraction.blockclf.classifier import shared_models as shared_block_models
 from extraction.blockclf.classifier import trim_ends
 from extraction.dom.html import parse_html
-from extraction.process import LIST_MAX_PARAGRAPH, page_type_rule, run
-from pipelines.blocks import BlockClassifierPipeline
+from extraction.dom.text import visible_text
+from extraction.methods import extract_tree
+from extraction.page import Page
+from extraction.pagetype.models import shared_models as shared_page_models
+from extraction.pagetype.rule import LIST_MAX_PARAGRAPH, page_type_rule
+from extraction.process import Context, process
+from extraction.record import Record, schema
+from pipelines.process import ProcessPipeline
 
 LINKS = "".join(f"<li><a href='/n/{i}'>Headline number {i} about the council budget</a></li>" for i in range(30))
 
 
-def test_link_heavy_page_without_long_paragraph_is_a_list():
+def _demo_page(kind: str, site: str = "en-gazette") -> Any:
+    return next(p for s in build_sites() for p in s.pages.values()
+                if p.page_type == kind and p.site == site and p.layout != "js-rendered")
+
+
+def _context(**kwargs: Any) -> tuple[Context, Counter[str]]:
+    counts: Counter[str] = Counter()
+
+    def count(key: str, n: int = 1) -> None:
+        counts[key] += n
+
+    defaults: dict[str, Any] = {"page_models": shared_page_models(), "block_models": shared_block_models()}
+    return Context(**{**defaults, **kwargs}, count=count), counts
+
+
+def test_link_heavy_page_without_long_paragraph_is_a_list() -> None:
     assert page_type_rule(parse_html(f"<html><body><ul>{LINKS}</ul><p>Short intro.</p></body></html>")) == "list"
 
 
-def test_long_paragraph_makes_an_article_even_among_links():
+def test_long_paragraph_makes_an_article_even_among_links() -> None:
     paragraph = "word " * (LIST_MAX_PARAGRAPH // 5 + 10)
     page = f"<html><body><ul>{LINKS}</ul><p>{paragraph}</p></body></html>"
     assert page_type_rule(parse_html(page)) == "article"
 
 
-def test_declared_article_wins():
+def test_declared_article_wins() -> None:
     head = '<head><script type="application/ld+json">{"@type": "NewsArticle"}</script></head>'
     assert page_type_rule(parse_html(f"<html>{head}<body><ul>{LINKS}</ul></body></html>")) == "article"
     og = '<head><meta property="og:type" content="article"></head>'
     assert page_type_rule(parse_html(f"<html>{og}<body><ul>{LINKS}</ul></body></html>")) == "article"
 
 
-def test_trim_ends_drops_noise_at_head_and_tail_only():
+def test_trim_ends_drops_noise_at_head_and_tail_only() -> None:
     assert trim_ends(np.array([0.1, 0.9, 0.2, 0.8, 0.1]), 0.5) == [False, True, True, True, False]
     assert trim_ends(np.array([0.2, 0.1]), 0.5) == [True, True]  # a content block is never emptied
 
@@ -45,36 +70,130 @@ def _f1(predicted: str, gold: str) -> float:
     return 0.0 if counts.tp == 0 else 2 * counts.tp / (2 * counts.tp + counts.fp + counts.fn)
 
 
-def test_demo_articles_come_out_clean():
-    """The shipped models on the demo sites' server-rendered articles (never trained on)."""
+def test_demo_articles_come_out_clean() -> None:
+    """The shipped models on the demo sites' server-rendered articles, through process()."""
+    context, _ = _context()
     scores = []
     for site in build_sites():
         for page in site.pages.values():
             if page.page_type != "article" or page.layout == "js-rendered":
                 continue
-            result = run(parse_html(page.html))
-            assert result.extraction.page_type == "article"
-            scores.append(_f1(result.extraction.text, "\n".join([page.title, *page.body])))
+            record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
+            assert record.page_type == "article" and record.extraction_method == "svm"
+            scores.append(_f1(record.text, "\n".join([page.title, *page.body])))
     assert len(scores) > 20
     assert float(np.mean(scores)) > 0.8, sorted(scores)[:5]
 
 
-def test_pipeline_writes_text_method_and_stats():
-    crawler = get_crawler(settings_dict={})
+def test_article_record_fields_and_stats() -> None:
+    page = _demo_page("article")
+    context, counts = _context()
+    record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
+    jsonschema.validate(record.as_dict(), schema())
+    assert record.error is None and record.title and page.body[0][:60] in record.text
+    assert record.block_stats is not None and 0 < record.block_stats["blocks_kept"] < record.block_stats["blocks"]
+    assert record.entries is None and record.encoding_source in ("meta", "header", "utf-8", "detected", "bom")
+    assert set(record.models) == {"pagetype", "blocks"}
+    assert counts["extract/svm"] == 1 and counts["pagetype/article"] == 1
+    assert counts["blocks/kept"] == record.block_stats["blocks_kept"]
+
+
+def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _demo_page("list")
+    calls: list[str] = []
+    real = extract_tree
+
+    def counting(root: Any, method: str = "fulltext", url: str | None = None, **models: Any) -> Any:
+        calls.append(method)
+        return real(root, method, url, **models)
+
+    monkeypatch.setattr("extraction.process.extract_tree", counting)
+    context, counts = _context()
+    record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
+    assert record.page_type == "list" and calls == ["list"]  # entries once; the text from the classifier
+    assert record.entries and all(set(entry) == {"title", "url"} for entry in record.entries)
+    assert counts["pagetype/list_entries"] == len(record.entries)
+    jsonschema.validate(record.as_dict(), schema())
+
+
+def test_page_typing_off_means_no_type_and_no_entries() -> None:
+    page = _demo_page("list")
+    context, counts = _context(page_models=None)
+    record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
+    assert record.page_type is None and record.page_type_confidence is None and record.entries is None
+    assert record.extraction_method == "svm" and record.text
+    assert not any(key.startswith("pagetype/") for key in counts)
+
+
+def test_a_failing_step_flags_the_record_and_keeps_the_full_text(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr("extraction.process.classify", broken)
+    page = _demo_page("article")
+    context, counts = _context()
+    record = process(Page(page.body_bytes), context)
+    assert record.flags == ["blocks_failed"] and record.error is None
+    assert record.extraction_method == "fulltext" and record.text == visible_text(parse_html(page.html))
+    assert counts["blocks/error"] == 1
+
+
+def test_refused_pages_stop_at_the_door() -> None:
+    context, counts = _context()
+    for body, reason in ((b"", "empty"), (b"  \n", "empty"), (b"%PDF-1.7 ...", "not_html"), (b"\x00\x01", "not_html")):
+        record = process(Page(body), context)
+        assert record.error == reason and record.text == "" and record.page_type is None
+        jsonschema.validate(record.as_dict(), schema())
+    assert counts["page/refused/empty"] == 2 and counts["page/refused/not_html"] == 2
+
+
+def test_other_methods_and_fulltext() -> None:
+    page = _demo_page("article")
+    context, _ = _context(method="cetd-tpc", block_models=None)
+    record = process(Page(page.body_bytes), context)
+    assert record.extraction_method == "cetd-tpc" and page.body[0][:40] in record.text
+    assert record.page_type == "article"  # typed whatever the method
+    fulltext = process(Page(page.body_bytes), _context(block_models=None)[0])
+    assert fulltext.extraction_method == "fulltext" and fulltext.block_stats is None
+
+
+def test_pipeline_method_of_the_registry_is_the_flow() -> None:
+    page = _demo_page("list")
+    extraction = extract_tree(parse_html(page.html), "pipeline", "http://demo.test" + page.path)
+    record = process(Page(page.body_bytes, "http://demo.test" + page.path), _context()[0])
+    assert extraction.text == record.text and extraction.page_type == record.page_type
+    assert [{"title": e.text, "url": e.url} for e in extraction.entries] == record.entries
+
+
+def test_process_pipeline_fills_the_item_and_counts() -> None:
+    crawler = get_crawler(settings_dict={"TEMPLATES_ENABLED": False})
+    assert crawler.stats is not None
     crawler.stats.open_spider()
-    pipeline = BlockClassifierPipeline.from_crawler(crawler)
-    page = next(p for s in build_sites() for p in s.pages.values()
-                if p.page_type == "article" and p.site == "en-gazette" and p.layout != "js-rendered")
-    item = PageItem(url="u", canonical_url="u", site="en-gazette", fetched_at="t", html=page.html, text="full")
-    pipeline.process_item(item)
-    assert item.extraction_method == "svm" and item.page_type == "article"
-    assert page.body[0][:60] in item.text and item.text != "full"
-    assert item.block_stats is not None and 0 < item.block_stats["blocks_kept"] < item.block_stats["blocks"]
-    assert crawler.stats.get_value("blocks/page_type/article") == 1
-    failed = PageItem(url="u", canonical_url="u", site="s", fetched_at="t", html=None, error="http_404")
-    assert pipeline.process_item(failed) is failed and failed.text == ""
+    pipeline = ProcessPipeline.from_crawler(crawler)
+    page = _demo_page("article")
+    item = Record(url="u", site="en-gazette", page=Page(page.body_bytes, "http://demo.test" + page.path))
+    assert pipeline.process_item(item) is item
+    assert item.extraction_method == "svm" and item.page_type == "article" and item.page is None
+    assert crawler.stats.get_value("extract/svm") == 1 and crawler.stats.get_value("pagetype/article") == 1
+    failed = Record(url="u", error="http_404")
+    assert pipeline.process_item(failed) is failed and failed.text == "" and failed.page_type is None
 
 
-def test_pipeline_can_be_switched_off():
-    with pytest.raises(NotConfigured, match="BLOCKS_ENABLED"):
-        BlockClassifierPipeline.from_crawler(get_crawler(settings_dict={"BLOCKS_ENABLED": False}))
+def test_process_pipeline_settings_switch_models_off() -> None:
+    crawler = get_crawler(settings_dict={"TEMPLATES_ENABLED": False, "BLOCKS_ENABLED": False,
+                                         "PAGETYPE_ENABLED": "false"})
+    assert crawler.stats is not None
+    crawler.stats.open_spider()
+    pipeline = ProcessPipeline.from_crawler(crawler)
+    assert pipeline.context.page_models is None and pipeline.context.block_models is None
+    item = pipeline.process_item(Record(page=Page(_demo_page("article").body_bytes)))
+    assert item.extraction_method == "fulltext" and item.page_type is None and item.models == {}
+
+
+def test_a_page_over_the_block_cap_is_flagged(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(classifier, "MAX_BLOCKS", 3)
+    page = _demo_page("article")
+    context, counts = _context()
+    record = process(Page(page.body_bytes), context)
+    assert "blocks_capped" in record.flags and record.block_stats is not None
+    assert counts["blocks/capped"] == record.block_stats["blocks_capped"] > 0

@@ -3,15 +3,19 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
+import pytest
+from scrapy.exceptions import NotConfigured
 from scrapy.utils.test import get_crawler
 
-from crawler.items import EXPORT_FIELDS, PageItem
+from extraction.page import Page
+from extraction.record import EXPORT_FIELDS, Record
 from pipelines.archive import ArchivePipeline, ContentStore, html_archive_bytes, read_archived_html
 
 
-def _item(**kwargs: object) -> PageItem:
-    return PageItem(url="http://a.test/", canonical_url="http://a.test/", site="a",
-                    fetched_at="2026-01-01T00:00:00+00:00", **kwargs)  # type: ignore[arg-type]
+def _item(html: str | None = None, screenshot: bytes | None = None, error: str | None = None) -> Record:
+    page = None if html is None else Page.from_text(html, "http://a.test/", screenshot=screenshot)
+    return Record(url="http://a.test/", canonical_url="http://a.test/", site="a",
+                  fetched_at="2026-01-01T00:00:00+00:00", page=page, error=error)
 
 
 def test_store_is_content_addressed_and_idempotent(tmp_path: Path) -> None:
@@ -38,7 +42,7 @@ def test_pipeline_writes_files_and_counts(tmp_path: Path) -> None:
     crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
     crawler.stats.open_spider()  # type: ignore[union-attr]
     pipeline = ArchivePipeline.from_crawler(crawler)
-    item = pipeline.process_item(_item(html="<p>x</p>", screenshot_png=b"\x89PNG fake"))
+    item = pipeline.process_item(_item(html="<p>x</p>", screenshot=b"\x89PNG fake"))
     assert item.html_file and read_archived_html(item.html_file) == "<p>x</p>"
     assert item.screenshot_file and Path(item.screenshot_file).read_bytes() == b"\x89PNG fake"
     pipeline.process_item(_item(html="<p>x</p>"))
@@ -53,8 +57,20 @@ def test_failed_page_has_no_files(tmp_path: Path) -> None:
     assert item.html_file is None and item.screenshot_file is None
 
 
+def test_refused_page_is_not_archived(tmp_path: Path) -> None:
+    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
+    item = Record(url="http://a.test/x.pdf", page=Page(b"%PDF-1.7 binary", "http://a.test/x.pdf"))
+    assert ArchivePipeline.from_crawler(crawler).process_item(item).html_file is None
+    assert not list(tmp_path.rglob("*.gz"))
+
+
+def test_archive_can_be_switched_off() -> None:
+    with pytest.raises(NotConfigured, match="ARCHIVE_ENABLED"):
+        ArchivePipeline.from_crawler(get_crawler(settings_dict={"ARCHIVE_ENABLED": "false"}))
+
+
 def test_internal_fields_are_not_exported() -> None:
-    assert "html" not in EXPORT_FIELDS and "screenshot_png" not in EXPORT_FIELDS
+    assert "page" not in EXPORT_FIELDS
     assert {"url", "canonical_url", "site", "fetched_at", "status", "final_url", "encoding", "title",
             "html_file", "screenshot_file", "page_type", "text", "extraction_method", "lang",
             "error"} <= set(EXPORT_FIELDS)

@@ -4,13 +4,13 @@ import pytest
 from scrapy.exceptions import DropItem
 from scrapy.utils.test import get_crawler
 
-from crawler.items import PageItem
+from extraction.record import Record
 from pipelines.errors import ErrorItemFilterPipeline
 
 
-def _item(error: str | None) -> PageItem:
-    return PageItem(url="http://a.test/", canonical_url="http://a.test/", site="a",
-                    fetched_at="2026-01-01T00:00:00+00:00", error=error)
+def _item(error: str | None) -> Record:
+    return Record(url="http://a.test/", canonical_url="http://a.test/", site="a",
+                  fetched_at="2026-01-01T00:00:00+00:00", error=error)
 
 
 def test_failed_pages_are_exported_by_default() -> None:

@@ -1,0 +1,32 @@
+"""The record schema: one dataclass, one JSON Schema file, the same field list."""
+
+from __future__ import annotations
+
+import jsonschema
+import pytest
+
+from extraction.page import Page
+from extraction.record import EXPORT_FIELDS, SCHEMA_VERSION, Record, schema
+
+
+def test_schema_file_and_dataclass_list_the_same_fields() -> None:
+    assert list(schema()["properties"]) == EXPORT_FIELDS
+    assert schema()["required"] == EXPORT_FIELDS and schema()["additionalProperties"] is False
+    assert all(spec.get("description") for spec in schema()["properties"].values())
+
+
+def test_default_record_validates_and_the_page_is_not_exported() -> None:
+    page = Page(b"<p>x</p>")
+    record = Record(url="http://a.test/", page=page)
+    values = record.as_dict()
+    jsonschema.validate(values, schema())
+    assert "page" not in values and record.page is page and values["schema_version"] == SCHEMA_VERSION
+
+
+def test_schema_rejects_what_it_should() -> None:
+    values = Record(entries=[{"title": "A headline", "url": None}]).as_dict()
+    jsonschema.validate(values, schema())
+    for bad in ({"entries": [{"text": "old field name", "url": None}]}, {"page_type": "blog"}, {"surprise": 1},
+                {"text": None}):
+        with pytest.raises(jsonschema.ValidationError):
+            jsonschema.validate({**values, **bad}, schema())

@@ -130,7 +130,7 @@ class Context:
         models = {"pagetype": self.page_models,
                   "blocks": self.block_models or extra.get("models") or extra.get("block_models"),
                   "web2text": extra.get("model")}
-        return {name: str(model.version) for name, model in models.items() if getattr(model, "version", None)}
+        return {name: str(model.version) for name, model in models.items() if model is not None}
 
 
 def method_models(method: str, settings: Any) -> dict[str, Any]:

@@ -132,12 +132,12 @@ def to_new_schema(record: dict[str, Any]) -> dict[str, Any]:
 def listed_change(name: str, old: Any, new: Any, old_record: dict[str, Any]) -> str | None:
     """Name a difference of the old extract record that the redesign lists (a rename), else None.
 
-    The old extract's method ``pipeline`` is now ``list`` on a page with entries, else one of
-    PIPELINE_METHODS; its ``entries`` of a page that is no list, ``[]``, is now null (as in the crawl).
+    The old extract's method ``pipeline`` is now the method that wrote the text, one of PIPELINE_METHODS
+    (``svm`` on list pages too, as in the old crawl, unless ROUTE_LISTS); its ``entries`` of a page
+    that is no list, ``[]``, is now null (as in the crawl).
     """
     if name == "extraction_method" and old == "pipeline":
-        expected = {"list"} if old_record.get("entries") else PIPELINE_METHODS
-        return f"`extraction_method` pipeline -> {new}" if new in expected else None
+        return f"`extraction_method` pipeline -> {new}" if new in PIPELINE_METHODS else None
     if name == "entries" and old == [] and new is None:
         return "`entries` [] -> null"
     return None

@@ -26,7 +26,8 @@ def test_old_names_are_mapped_to_the_new_schema() -> None:
 def test_listed_renames_are_not_differences() -> None:
     assert listed_change("extraction_method", "pipeline", "svm", {"entries": []})
     assert listed_change("extraction_method", "pipeline", "list", {"entries": [{"title": "A"}]})
-    assert listed_change("extraction_method", "pipeline", "svm", {"entries": [{"title": "A"}]}) is None
+    assert listed_change("extraction_method", "pipeline", "svm", {"entries": [{"title": "A"}]})  # lists: svm too
+    assert listed_change("extraction_method", "pipeline", "cetd-tpc", {}) is None
     assert listed_change("entries", [], None, {})
     assert listed_change("entries", [{"title": "A"}], None, {}) is None
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+import textwrap
 from collections import Counter
 from typing import Any
 
@@ -24,6 +27,14 @@ from extraction.pagetype.rule import LIST_MAX_PARAGRAPH, page_type_rule
 from extraction.process import Context, process
 from extraction.record import Record, schema
 from pipelines.process import ProcessPipeline
+from tests.crawl_helpers import REPO
+from tests.extraction.blockclf.test_classifier import (
+    BIG_PAGE_ADDRESS_SPACE,
+    BIG_PAGE_BLOCKS,
+    BIG_PAGE_MAX_RSS_MB,
+    BIG_PAGE_PARAGRAPH,
+    BIG_PAGE_TIMEOUT_S,
+)
 
 LINKS = "".join(f"<li><a href='/n/{i}'>Headline number {i} about the council budget</a></li>" for i in range(30))
 
@@ -197,3 +208,37 @@ def test_a_page_over_the_block_cap_is_flagged(monkeypatch: pytest.MonkeyPatch) -
     record = process(Page(page.body_bytes), context)
     assert "blocks_capped" in record.flags and record.block_stats is not None
     assert counts["blocks/capped"] == record.block_stats["blocks_capped"] > 0
+
+
+_BIG_PAGE_FLOW = textwrap.dedent("""
+    import resource, sys, time
+    resource.setrlimit(resource.RLIMIT_AS, ({limit}, {limit}))
+    from extraction.page import Page
+    from extraction.process import Context, process
+    context = Context.from_settings({{}})
+    paragraph = sys.stdin.read()
+    links = [f"<div><a href=/x{{i}}>link {{i}}</a></div>" for i in range({blocks})]
+    half = len(links) // 2
+    body = ("<html><head><title>Reservoir</title></head><body>" + "".join(links[:half])
+            + "<article><h1>Reservoir</h1><p>" + paragraph + "</p></article>" + "".join(links[half:])
+            + "</body></html>").encode()
+    del links
+    start = time.monotonic()
+    record = process(Page(body, "http://big.test/a.html"), context)
+    seconds = time.monotonic() - start
+    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024
+    print(len(body), paragraph in record.text, record.error, "blocks_capped" in record.flags, rss_mb, seconds)
+""")
+
+
+@pytest.mark.slow
+def test_a_17_mb_page_of_400000_blocks_goes_through_the_whole_flow_bounded() -> None:
+    """Issue 12's bad input: the whole flow (door, page type, templates off, text) in under a minute
+    and 1 GB, with the article's paragraph in the text."""
+    code = _BIG_PAGE_FLOW.format(limit=BIG_PAGE_ADDRESS_SPACE, blocks=BIG_PAGE_BLOCKS)
+    done = subprocess.run([sys.executable, "-c", code], input=BIG_PAGE_PARAGRAPH, capture_output=True, text=True,
+                          timeout=3 * BIG_PAGE_TIMEOUT_S, cwd=REPO, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    size, found, error, capped, rss_mb, seconds = done.stdout.split()
+    assert int(size) > 16_000_000 and found == "True" and error == "None" and capped == "True"
+    assert int(rss_mb) < BIG_PAGE_MAX_RSS_MB and float(seconds) < BIG_PAGE_TIMEOUT_S

@@ -33,7 +33,7 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 extras: setup
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-extras.txt
 
-# Crawl the bundled demo sites (served on 127.0.0.1 by the spider itself) into
+# Crawl the bundled demo sites (served on 127.0.0.1 by `scrapy crawl` itself, crawler/commands/crawl.py) into
 # output/news_sites-<time>.jsonl, with screenshots and HTML under output/.
 demo: setup
 	$(BIN)/scrapy crawl news_sites

@@ -1,10 +1,10 @@
 """The extraction methods by stable name, and one entry point that runs any of them.
 
-``extract(html, method)`` is what the offline ``scrapy extract`` command, the evaluation
-harness and (later) the crawl pipelines call. Each method takes the parsed page and returns
-an :class:`Extraction`. Names are stable: ``fulltext`` here; ``cetd-tpc``, ``iawce-article``,
-``iawce-list`` as their modules land; ``svm``, ``web2text``, ``pagetype`` and ``pipeline``
-in later issues.
+Each method takes the parsed page and its URL (and, by keyword, its models; without them the
+shipped ones) and returns an :class:`Extraction`. ``extraction.process`` runs the ``--method``
+of ``scrapy extract`` through :func:`extract_tree`; the evaluation harness runs every method.
+Names are stable: ``fulltext``, ``cetd-tpc``, ``iawce-article``, ``iawce-list``, ``list``,
+``svm``, ``web2text``, ``svm-web2text`` and ``pipeline`` (the crawl's flow without templates).
 """
 
 from __future__ import annotations

@@ -83,9 +83,6 @@ from models.training.block_svm import (
     svm_pipeline,
 )
 
-# tests/extraction/blockclf/test_classifier.py imports it from here
-from models.training.block_svm import onnx_probabilities as onnx_probabilities
-
 logger = logging.getLogger(__name__)
 
 MODELS_DIR = Path(__file__).resolve().parent.parent

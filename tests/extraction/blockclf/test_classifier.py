@@ -118,7 +118,7 @@ def test_export_matches_scikit_learn(kind: str, tmp_path: Path) -> None:
     from sklearn.model_selection import GroupKFold
 
     from models.training.block_data import html_rows
-    from models.training.train_blocks import calibrated_model, export_onnx, onnx_probabilities, skl2onnx_export
+    from models.training.block_svm import calibrated_model, export_onnx, onnx_probabilities, skl2onnx_export
 
     xs, ys, groups = [], [], []
     for seed in range(INLINE_PAGES):

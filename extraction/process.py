@@ -217,8 +217,10 @@ def _templates(page: Page, root: html.HtmlElement, context: Context, record: Rec
         if library.learns:
             observation = library.observe(site, leaves=leaves)
             count("templates/pages", 1)
-            count("templates/pages_matched", 1 if observation.matched else 0)
-            count("templates/promoted", observation.promoted)
+            if observation.matched:
+                count("templates/pages_matched", 1)
+            if observation.promoted:
+                count("templates/promoted", observation.promoted)
         if skip_cleaning:  # the list extractor finds the repeated entries itself
             count("templates/skipped_list", 1)
             return
@@ -254,7 +256,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
             count("blocks/kept", record.block_stats["blocks_kept"])
             count("blocks/dropped", record.block_stats["blocks"] - record.block_stats["blocks_kept"])
             count("blocks/paragraphs_trimmed", record.block_stats["paragraphs_trimmed"])
-            count("blocks/fallback", 1 if decision.fallback else 0)
+            if decision.fallback:
+                count("blocks/fallback", 1)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
                 record.flags.append("blocks_capped")
                 count("blocks/capped", decision.capped)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import ClassVar
+from typing import Any, ClassVar
 
 import pytest
 from scrapy.settings import Settings
@@ -12,6 +12,7 @@ from scrapy.settings import Settings
 from crawler.middlewares.render import RenderConfig
 from extraction.config import ComponentConfig
 from extraction.process import BlocksConfig, PageTypeConfig
+from pipelines.archive import ArchiveConfig
 from templates_db.library import TemplatesConfig
 
 
@@ -39,16 +40,43 @@ def test_values_are_read_and_converted(settings: object) -> None:
     assert DemoConfig.from_settings(settings) == DemoConfig(False, 7, 0.25, "y", 9)
 
 
-def test_bad_values_name_the_setting() -> None:
-    with pytest.raises(ValueError, match="DEMOX_PAGES must be a number"):
-        DemoConfig.from_settings({"DEMOX_PAGES": "many"})
-    with pytest.raises(ValueError, match="DEMOX_ENABLED must be true or false"):
-        DemoConfig.from_settings({"DEMOX_ENABLED": "perhaps"})
+@pytest.mark.parametrize(("settings", "expected"), [
+    ({"DEMOX_ENABLED": "false"}, {"enabled": False}), ({"DEMOX_ENABLED": "0"}, {"enabled": False}),
+    ({"DEMOX_ENABLED": " Off "}, {"enabled": False}), ({"DEMOX_ENABLED": "no"}, {"enabled": False}),
+    ({"DEMOX_ENABLED": "TRUE"}, {"enabled": True}), ({"DEMOX_ENABLED": "1"}, {"enabled": True}),
+    ({"DEMOX_ENABLED": 0}, {"enabled": False}), ({"DEMOX_ENABLED": None}, {"enabled": True}),
+    ({"DEMOX_PAGES": "3"}, {"pages": 3}), ({"DEMOX_PAGES": "0"}, {"pages": 0}),
+    ({"DEMOX_SHARE": "3"}, {"share": 3.0}), ({"DEMOX_SHARE": 1}, {"share": 1.0}),
+    ({"DEMOX_NAME": 5}, {"name": "5"}), ({"OTHER_LIMIT": "12"}, {"limit": 12}),
+])
+def test_each_type_is_coerced(settings: dict[str, object], expected: dict[str, Any]) -> None:
+    config = DemoConfig.from_settings(settings)
+    assert config == dataclasses.replace(DemoConfig(), **expected)
+    (name,) = expected
+    assert type(getattr(config, name)) is type(getattr(DemoConfig(), name))  # 3.0, not 3; "5", not 5
+
+
+@pytest.mark.parametrize(("settings", "message"), [
+    ({"DEMOX_PAGES": "many"}, "DEMOX_PAGES must be a number, got 'many'"),
+    ({"DEMOX_PAGES": "3.5"}, "DEMOX_PAGES must be a number"),
+    ({"DEMOX_SHARE": "half"}, "DEMOX_SHARE must be a number"),
+    ({"DEMOX_ENABLED": "perhaps"}, "DEMOX_ENABLED must be true or false, got 'perhaps'"),
+    ({"DEMOX_ENABLED": 2}, "DEMOX_ENABLED must be true or false"),
+    ({"OTHER_LIMIT": "lots"}, "OTHER_LIMIT must be a number"),  # the setting read, not the field
+])
+def test_bad_values_name_the_setting(settings: dict[str, object], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        DemoConfig.from_settings(settings)
+    with pytest.raises(ValueError, match=message):
+        DemoConfig.from_settings(Settings(settings))
 
 
 def test_overrides_win_and_configs_are_frozen() -> None:
     config = TemplatesConfig.from_settings({"TEMPLATES_LEARN": "true"}, learn=False)
     assert config.learn is False
+    assert DemoConfig.from_settings({"DEMOX_PAGES": "many"}, pages=4).pages == 4  # an overridden setting is not read
+    with pytest.raises(ValueError, match="TEMPLATES_BATCH_PAGES"):  # overrides are validated too
+        TemplatesConfig.from_settings({}, batch_pages=0)
     with pytest.raises(dataclasses.FrozenInstanceError):
         config.learn = True  # type: ignore[misc]
 
@@ -56,9 +84,35 @@ def test_overrides_win_and_configs_are_frozen() -> None:
 def test_project_components() -> None:
     render = RenderConfig.from_settings(Settings({"RENDER_MAX_HEIGHT": 4000, "DOWNLOAD_MAXSIZE": 123}))
     assert (render.max_height, render.max_size, render.viewport_width) == (4000, 123, 1280)
+    assert RenderConfig.setting_names()["max_size"] == "DOWNLOAD_MAXSIZE"
+    assert RenderConfig.from_settings({"RENDER_MAX_SIZE": 5}).max_size == RenderConfig().max_size  # not read
+    assert RenderConfig.from_settings(Settings()).max_size == Settings().getint("DOWNLOAD_MAXSIZE")
+    archive = ArchiveConfig.from_settings(Settings({"ARCHIVE_DIR": "/data/corpus", "ARCHIVE_ENABLED": "False"}))
+    assert (archive.dir, archive.enabled) == ("/data/corpus", False)
     assert PageTypeConfig.from_settings({"PAGETYPE_ENABLED": "0"}).enabled is False
     assert BlocksConfig.from_settings({"BLOCKS_MODEL_DIR": "/m"}).model_dir == "/m"
     with pytest.raises(ValueError, match="TEMPLATES_MIN_FREQUENCY"):
         TemplatesConfig.from_settings({"TEMPLATES_MIN_FREQUENCY": 20})
     with pytest.raises(ValueError, match="TEMPLATES_STORE"):
         TemplatesConfig.from_settings({"TEMPLATES_STORE": ""})
+
+
+@pytest.mark.parametrize(("settings", "setting"), [
+    ({"TEMPLATES_STORE": ""}, "TEMPLATES_STORE"),
+    ({"TEMPLATES_BATCH_PAGES": 0}, "TEMPLATES_BATCH_PAGES"),
+    ({"TEMPLATES_MIN_FREQUENCY": 0}, "TEMPLATES_MIN_FREQUENCY"),
+    ({"TEMPLATES_BATCH_PAGES": 5, "TEMPLATES_MIN_FREQUENCY": 6}, "TEMPLATES_MIN_FREQUENCY"),
+    ({"TEMPLATES_DRIFT_RATIO": 0}, "TEMPLATES_DRIFT_RATIO"),
+    ({"TEMPLATES_DRIFT_RATIO": "1"}, "TEMPLATES_DRIFT_RATIO"),
+    ({"TEMPLATES_BATCH_PAGES": "ten"}, "TEMPLATES_BATCH_PAGES"),
+])
+def test_templates_config_refuses_what_cannot_work(settings: dict[str, object], setting: str) -> None:
+    with pytest.raises(ValueError, match=setting):
+        TemplatesConfig.from_settings(settings)
+
+
+def test_templates_config_boundaries_that_work() -> None:
+    config = TemplatesConfig.from_settings({"TEMPLATES_BATCH_PAGES": "1", "TEMPLATES_MIN_FREQUENCY": "1",
+                                            "TEMPLATES_DRIFT_RATIO": "0.99", "TEMPLATES_LEARN": "off"})
+    assert (config.batch_pages, config.min_frequency, config.drift_ratio, config.learn) == (1, 1, 0.99, False)
+    assert TemplatesConfig.from_settings({"TEMPLATES_BATCH_PAGES": 5, "TEMPLATES_MIN_FREQUENCY": 5}).min_frequency == 5

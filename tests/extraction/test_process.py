@@ -22,10 +22,12 @@ from extraction.dom.html import parse_html
 from extraction.dom.text import visible_text
 from extraction.methods import extract_tree
 from extraction.page import Page
+from extraction.pagetype.models import PageTypeModels
 from extraction.pagetype.models import shared_models as shared_page_models
 from extraction.pagetype.rule import LIST_MAX_PARAGRAPH, page_type_rule
 from extraction.process import Context, process
 from extraction.record import Record, schema
+from extraction.templates import DenoiseResult
 from pipelines.process import ProcessPipeline
 from tests.crawl_helpers import REPO
 from tests.extraction.blockclf.test_classifier import (
@@ -37,11 +39,51 @@ from tests.extraction.blockclf.test_classifier import (
 )
 
 LINKS = "".join(f"<li><a href='/n/{i}'>Headline number {i} about the council budget</a></li>" for i in range(30))
+DEMO = "http://demo.test"
 
 
 def _demo_page(kind: str, site: str = "en-gazette") -> Any:
     return next(p for s in build_sites() for p in s.pages.values()
                 if p.page_type == kind and p.site == site and p.layout != "js-rendered")
+
+
+def _valid(record: Record) -> Record:
+    """Return ``record`` after checking its export against the shipped JSON Schema."""
+    jsonschema.validate(record.as_dict(), schema())
+    return record
+
+
+def _demo_entries(page: Any) -> list[dict[str, str | None]]:
+    """The demo list page's headlines and links, as the record holds entries."""
+    return [{"title": title, "url": DEMO + path} for title, path in zip(page.body, page.links, strict=True)]
+
+
+class _LinkTemplates:
+    """A site library (``SiteTemplates``) whose templates are every link of the page: cleaning
+    empties a list page of its headlines, so entries read after cleaning would come out empty."""
+
+    available = True
+    learns = False
+
+    def __init__(self, calls: list[str], fail: bool = False) -> None:
+        self.calls = calls
+        self.fail = fail
+
+    def templates(self, site: str) -> list[str]:
+        return ["every link"]
+
+    def observe(self, site: str, root: Any = None, leaves: Any = None) -> Any:
+        raise AssertionError("a library that does not learn is not taught")
+
+    def denoise(self, site: str, root: Any, leaves: Any = None) -> DenoiseResult:
+        self.calls.append("denoise")
+        if self.fail:
+            raise RuntimeError("store gone")
+        links = root.xpath("//a")
+        chars = sum(len(link.text_content()) for link in links)
+        for link in links:
+            link.drop_tree()
+        return DenoiseResult(removed_nodes=len(links), removed_chars=chars)
 
 
 def _context(**kwargs: Any) -> tuple[Context, Counter[str]]:
@@ -89,7 +131,7 @@ def test_demo_articles_come_out_clean() -> None:
         for page in site.pages.values():
             if page.page_type != "article" or page.layout == "js-rendered":
                 continue
-            record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
+            record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
             assert record.page_type == "article" and record.extraction_method == "svm"
             scores.append(_f1(record.text, "\n".join([page.title, *page.body])))
     assert len(scores) > 20
@@ -99,8 +141,7 @@ def test_demo_articles_come_out_clean() -> None:
 def test_article_record_fields_and_stats() -> None:
     page = _demo_page("article")
     context, counts = _context()
-    record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
-    jsonschema.validate(record.as_dict(), schema())
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
     assert record.error is None and record.title and page.body[0][:60] in record.text
     assert record.block_stats is not None and 0 < record.block_stats["blocks_kept"] < record.block_stats["blocks"]
     assert record.entries is None and record.encoding_source in ("meta", "header", "utf-8", "detected", "bom")
@@ -120,19 +161,37 @@ def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.Mon
 
     monkeypatch.setattr("extraction.process.extract_tree", counting)
     context, counts = _context()
-    record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
     assert record.page_type == "list" and calls == ["list"]  # entries once; the text from the classifier
-    assert record.entries and all(set(entry) == {"title", "url"} for entry in record.entries)
-    assert counts["pagetype/list_entries"] == len(record.entries)
-    jsonschema.validate(record.as_dict(), schema())
+    assert record.entries == _demo_entries(page)
+    assert record.extraction_method == "svm" and counts["pagetype/list_entries"] == len(record.entries)
+
+
+def test_list_entries_are_taken_before_template_cleaning(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _demo_page("list")
+    calls: list[str] = []
+    real = extract_tree
+
+    def counting(root: Any, method: str = "fulltext", url: str | None = None, **models: Any) -> Any:
+        calls.append(method)
+        return real(root, method, url, **models)
+
+    monkeypatch.setattr("extraction.process.extract_tree", counting)
+    context, counts = _context(templates=_LinkTemplates(calls))
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path, site="en-gazette"), context))
+    assert calls == ["list", "denoise"]  # entries once, from the page as fetched
+    assert record.page_type == "list" and record.entries == _demo_entries(page)
+    assert record.template_cleaning is not None and record.template_cleaning["removed_nodes"] > 0
+    assert not any(title in record.text for title in page.body)  # the text is read from the cleaned tree
+    assert counts["templates/denoised"] == 1 and counts["pagetype/list_entries"] == len(page.body)
 
 
 def test_page_typing_off_means_no_type_and_no_entries() -> None:
     page = _demo_page("list")
     context, counts = _context(page_models=None)
-    record = process(Page(page.body_bytes, "http://demo.test" + page.path), context)
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
     assert record.page_type is None and record.page_type_confidence is None and record.entries is None
-    assert record.extraction_method == "svm" and record.text
+    assert record.extraction_method == "svm" and record.text and set(record.models) == {"blocks"}
     assert not any(key.startswith("pagetype/") for key in counts)
 
 
@@ -143,35 +202,62 @@ def test_a_failing_step_flags_the_record_and_keeps_the_full_text(monkeypatch: py
     monkeypatch.setattr("extraction.process.classify", broken)
     page = _demo_page("article")
     context, counts = _context()
-    record = process(Page(page.body_bytes), context)
-    assert record.flags == ["blocks_failed"] and record.error is None
+    record = _valid(process(Page(page.body_bytes), context))
+    assert record.flags == ["blocks_failed"] and record.error is None and record.block_stats is None
     assert record.extraction_method == "fulltext" and record.text == visible_text(parse_html(page.html))
-    assert counts["blocks/error"] == 1
+    assert record.page_type == "article"  # the steps before the failing one stand
+    assert counts["blocks/error"] == 1 and "extract/svm" not in counts and counts["extract/fulltext"] == 1
+
+
+def test_a_failing_page_type_leaves_the_page_untyped(monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: Any, **kwargs: Any) -> Any:
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(PageTypeModels, "classify", broken)
+    page = _demo_page("list")
+    context, counts = _context()
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
+    assert record.flags == ["pagetype_failed"] and record.error is None
+    assert record.page_type is None and record.page_type_confidence is None and record.entries is None
+    assert record.extraction_method == "svm" and record.text  # the text step still runs
+    assert counts["pagetype/error"] == 1 and "pagetype/list" not in counts
+
+
+def test_a_failing_template_step_keeps_the_page_uncleaned() -> None:
+    page = _demo_page("article")
+    calls: list[str] = []
+    context, counts = _context(templates=_LinkTemplates(calls, fail=True))
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path, site="en-gazette"), context))
+    uncleaned = _valid(process(Page(page.body_bytes, DEMO + page.path), _context()[0]))
+    assert calls == ["denoise"] and record.flags == ["templates_failed"] and record.template_cleaning is None
+    assert record.text == uncleaned.text and record.extraction_method == "svm"
+    assert counts["templates/error"] == 1
 
 
 def test_refused_pages_stop_at_the_door() -> None:
     context, counts = _context()
     for body, reason in ((b"", "empty"), (b"  \n", "empty"), (b"%PDF-1.7 ...", "not_html"), (b"\x00\x01", "not_html")):
-        record = process(Page(body), context)
+        record = _valid(process(Page(body), context))
         assert record.error == reason and record.text == "" and record.page_type is None
-        jsonschema.validate(record.as_dict(), schema())
+        assert record.encoding is None and record.models == {} and record.extraction_method is None
     assert counts["page/refused/empty"] == 2 and counts["page/refused/not_html"] == 2
+    assert not any(key.startswith(("pagetype/", "extract/", "blocks/")) for key in counts)
 
 
 def test_other_methods_and_fulltext() -> None:
     page = _demo_page("article")
     context, _ = _context(method="cetd-tpc", block_models=None)
-    record = process(Page(page.body_bytes), context)
+    record = _valid(process(Page(page.body_bytes), context))
     assert record.extraction_method == "cetd-tpc" and page.body[0][:40] in record.text
     assert record.page_type == "article"  # typed whatever the method
-    fulltext = process(Page(page.body_bytes), _context(block_models=None)[0])
+    fulltext = _valid(process(Page(page.body_bytes), _context(block_models=None)[0]))
     assert fulltext.extraction_method == "fulltext" and fulltext.block_stats is None
 
 
 def test_pipeline_method_of_the_registry_is_the_flow() -> None:
     page = _demo_page("list")
-    extraction = extract_tree(parse_html(page.html), "pipeline", "http://demo.test" + page.path)
-    record = process(Page(page.body_bytes, "http://demo.test" + page.path), _context()[0])
+    extraction = extract_tree(parse_html(page.html), "pipeline", DEMO + page.path)
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), _context()[0]))
     assert extraction.text == record.text and extraction.page_type == record.page_type
     assert [{"title": e.text, "url": e.url} for e in extraction.entries] == record.entries
 
@@ -182,12 +268,36 @@ def test_process_pipeline_fills_the_item_and_counts() -> None:
     crawler.stats.open_spider()
     pipeline = ProcessPipeline.from_crawler(crawler)
     page = _demo_page("article")
-    item = Record(url="u", site="en-gazette", page=Page(page.body_bytes, "http://demo.test" + page.path))
+    item = Record(url="u", site="en-gazette", page=Page(page.body_bytes, DEMO + page.path))
     assert pipeline.process_item(item) is item
+    _valid(item)
     assert item.extraction_method == "svm" and item.page_type == "article" and item.page is None
-    assert crawler.stats.get_value("extract/svm") == 1 and crawler.stats.get_value("pagetype/article") == 1
-    failed = Record(url="u", error="http_404")
-    assert pipeline.process_item(failed) is failed and failed.text == "" and failed.page_type is None
+    assert page.body[0][:60] in item.text and item.text != visible_text(parse_html(page.html))
+    assert item.block_stats is not None and 0 < item.block_stats["blocks_kept"] < item.block_stats["blocks"]
+    assert item.url == "u" and item.site == "en-gazette"  # what the spider set stays
+    stats = crawler.stats
+    assert stats.get_value("extract/svm") == 1 and stats.get_value("pagetype/article") == 1
+    assert stats.get_value("blocks/kept") == item.block_stats["blocks_kept"]
+    assert stats.get_value("pagetype/list") is None and stats.get_value("extract/empty") is None
+    failed = Record(url="u", status=404, error="http_404", page=Page(page.body_bytes, DEMO + page.path))
+    before = failed.as_dict()
+    assert pipeline.process_item(failed) is failed and _valid(failed).as_dict() == before  # untouched
+    assert failed.text == "" and failed.page_type is None and stats.get_value("extract/svm") == 1
+    assert pipeline.process_item(Record(url="no page")).as_dict() == Record(url="no page").as_dict()
+
+
+def test_process_pipeline_without_page_typing() -> None:
+    crawler = get_crawler(settings_dict={"TEMPLATES_ENABLED": False, "PAGETYPE_ENABLED": False})
+    assert crawler.stats is not None
+    crawler.stats.open_spider()
+    pipeline = ProcessPipeline.from_crawler(crawler)
+    assert pipeline.context.page_models is None and pipeline.context.block_models is not None
+    page = _demo_page("list")
+    item = _valid(pipeline.process_item(Record(url="u", page=Page(page.body_bytes, DEMO + page.path))))
+    assert item.page_type is None and item.page_type_confidence is None and item.entries is None
+    assert item.extraction_method == "svm" and item.text and set(item.models) == {"blocks"}
+    assert not any(key.startswith("pagetype/") for key in crawler.stats.get_stats())
+    assert crawler.stats.get_value("extract/svm") == 1
 
 
 def test_process_pipeline_settings_switch_models_off() -> None:
@@ -197,7 +307,7 @@ def test_process_pipeline_settings_switch_models_off() -> None:
     crawler.stats.open_spider()
     pipeline = ProcessPipeline.from_crawler(crawler)
     assert pipeline.context.page_models is None and pipeline.context.block_models is None
-    item = pipeline.process_item(Record(page=Page(_demo_page("article").body_bytes)))
+    item = _valid(pipeline.process_item(Record(page=Page(_demo_page("article").body_bytes))))
     assert item.extraction_method == "fulltext" and item.page_type is None and item.models == {}
 
 
@@ -205,7 +315,7 @@ def test_a_page_over_the_block_cap_is_flagged(monkeypatch: pytest.MonkeyPatch) -
     monkeypatch.setattr(classifier, "MAX_BLOCKS", 3)
     page = _demo_page("article")
     context, counts = _context()
-    record = process(Page(page.body_bytes), context)
+    record = _valid(process(Page(page.body_bytes), context))
     assert "blocks_capped" in record.flags and record.block_stats is not None
     assert counts["blocks/capped"] == record.block_stats["blocks_capped"] > 0
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import jsonschema
 import pytest
 
@@ -15,12 +17,22 @@ def test_schema_file_and_dataclass_list_the_same_fields() -> None:
     assert all(spec.get("description") for spec in schema()["properties"].values())
 
 
+def test_export_fields_are_the_dataclass_fields_but_the_page() -> None:
+    assert [spec.name for spec in dataclasses.fields(Record)] == [*EXPORT_FIELDS, "page"]
+    assert list(Record().as_dict()) == EXPORT_FIELDS  # in schema order
+
+
+def test_empty_record_validates() -> None:
+    jsonschema.validate(Record().as_dict(), schema())
+
+
 def test_default_record_validates_and_the_page_is_not_exported() -> None:
     page = Page(b"<p>x</p>")
     record = Record(url="http://a.test/", page=page)
     values = record.as_dict()
     jsonschema.validate(values, schema())
     assert "page" not in values and record.page is page and values["schema_version"] == SCHEMA_VERSION
+    assert record.as_dict() == values and record.page is page  # as often as asked
 
 
 def test_schema_rejects_what_it_should() -> None:

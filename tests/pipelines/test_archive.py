@@ -57,11 +57,33 @@ def test_failed_page_has_no_files(tmp_path: Path) -> None:
     assert item.html_file is None and item.screenshot_file is None
 
 
-def test_refused_page_is_not_archived(tmp_path: Path) -> None:
+@pytest.mark.parametrize("page", [
+    Page(b"%PDF-1.7 binary", "http://a.test/x.pdf"), Page(b"  \n", "http://a.test/blank"),
+    Page(b"<p>x</p>", "http://a.test/x.png", "image/png", screenshot=b"\x89PNG fake"),
+    Page.from_text(" ", "http://a.test/blank", screenshot=b"\x89PNG fake"),
+], ids=["pdf", "blank", "declared-image", "blank-rendered"])
+def test_refused_page_is_not_archived(tmp_path: Path, page: Page) -> None:
     crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
-    item = Record(url="http://a.test/x.pdf", page=Page(b"%PDF-1.7 binary", "http://a.test/x.pdf"))
-    assert ArchivePipeline.from_crawler(crawler).process_item(item).html_file is None
-    assert not list(tmp_path.rglob("*.gz"))
+    crawler.stats.open_spider()  # type: ignore[union-attr]
+    item = ArchivePipeline.from_crawler(crawler).process_item(Record(url=page.url, page=page))
+    assert page.refusal is not None and item.page is page  # left for the process pipeline to record
+    assert item.html_file is None and item.screenshot_file is None
+    assert not [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert not crawler.stats.get_stats()  # type: ignore[union-attr]
+
+
+def test_fetched_bytes_are_archived_as_the_decoded_text(tmp_path: Path) -> None:
+    """A GBK page that declares nothing: the archive holds its text, which reads back the same."""
+    html = "<html><head><title>江城日报</title></head><body><p>记者周一从市统计局了解到经济运行平稳。</p></body></html>"
+    page = Page(html.encode("gbk"), "http://a.test/zh.html", "text/html", site="a")
+    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path / "corpus")})
+    crawler.stats.open_spider()  # type: ignore[union-attr]
+    item = ArchivePipeline.from_crawler(crawler).process_item(Record(url=page.url, page=page))
+    assert item.html_file and Path(item.html_file).is_relative_to(tmp_path / "corpus" / "html")
+    assert item.html_file.endswith(".html.gz") and read_archived_html(item.html_file) == page.text == html
+    reread = Page(gzip.decompress(Path(item.html_file).read_bytes()), page.url)  # what scrapy extract reads
+    assert reread.text == html and reread.decoded.source == "bom"
+    assert item.screenshot_file is None and item.page is page
 
 
 def test_archive_can_be_switched_off() -> None:

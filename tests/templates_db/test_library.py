@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import jsonschema
+import pytest
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.utils.test import get_crawler
 
 from extraction.dom.text import visible_text
 from extraction.page import Page
-from extraction.record import Record
+from extraction.process import Context, process
+from extraction.record import Record, schema
 from pipelines.process import ProcessPipeline
+from templates_db.library import TemplateLibrary, TemplatesConfig
 from templates_db.store import open_store
 from tests.extraction.templates.test_templates import FOOTER, _page
 
@@ -34,11 +39,91 @@ def _stat(crawler: Crawler, key: str) -> Any:
     return crawler.stats.get_value(key)
 
 
-def test_disabled_means_no_library(tmp_path: Path) -> None:
-    pipeline = ProcessPipeline.from_crawler(_crawler(tmp_path, TEMPLATES_ENABLED=False))
+BATCH = 4  # TEMPLATES_BATCH_PAGES of the process() tests (the default, 10, only makes them longer)
+
+
+def _library(store: Path, counts: Counter[str], **settings: Any) -> TemplateLibrary:
+    config = TemplatesConfig.from_settings({"TEMPLATES_STORE": str(store), "TEMPLATES_BATCH_PAGES": BATCH,
+                                            "TEMPLATES_REFRESH_INTERVAL": 0, **settings})
+    return TemplateLibrary.open(config, count=lambda key: counts.update([key]))
+
+
+def _counting_context(library: TemplateLibrary, counts: Counter[str]) -> Context:
+    def count(key: str, n: int = 1) -> None:
+        counts[key] += n
+
+    return Context(templates=library, count=count)  # no models: the text is the (cleaned) full text
+
+
+def _processed(context: Context, seed: int, site: str | None = "gazette") -> tuple[Record, list[str]]:
+    html, paragraphs = _page(seed)
+    url = f"https://news.test/a/{seed}.html"
+    record = process(Page(html.encode("utf-8"), url, "text/html; charset=utf-8", site=site), context)
+    jsonschema.validate(record.as_dict(), schema())
+    return record, paragraphs
+
+
+def test_process_learns_a_batch_then_cleans_the_sites_pages(tmp_path: Path) -> None:
+    counts: Counter[str] = Counter()
+    library = _library(tmp_path / "store", counts)
+    context = _counting_context(library, counts)
+    assert library.learns and library.config.batch_pages == BATCH
+    first = [_processed(context, seed)[0] for seed in range(BATCH - 1)]
+    assert all(record.template_cleaning is None for record in first)  # nothing learned yet
+    assert counts["templates/no_templates"] == BATCH - 1 and counts["templates/batch"] == 0
+    last, _ = _processed(context, BATCH - 1)  # completes the batch, then is cleaned by what it taught
+    assert counts["templates/batch"] == 1 and counts["templates/promoted"] >= 6
+    assert last.template_cleaning is not None and last.template_cleaning["removed_nodes"] > 0
+    for seed in range(50, 53):
+        record, paragraphs = _processed(context, seed)
+        assert record.template_cleaning is not None and record.template_cleaning["removed_nodes"] >= 6
+        assert all(p in record.text for p in paragraphs) and "Copyright" not in record.text
+        assert "Home" not in record.text.split("\n") and record.extraction_method == "fulltext"
+    assert counts["templates/pages"] == BATCH + 3 and counts["templates/denoised"] == 4
+    other, paragraphs = _processed(context, 60, site="elsewhere")  # another site learned nothing
+    assert other.template_cleaning is None and "Copyright" in other.text
+    assert all(p in other.text for p in paragraphs)
+    unsited, _ = _processed(context, 61, site=None)  # no site: no learning, no cleaning
+    assert unsited.template_cleaning is None and counts["templates/pages"] == BATCH + 4
+    library.close()
+    store = open_store(tmp_path / "store")
+    assert len(store.templates("gazette")) >= 6 and store.templates("elsewhere") == []
+    store.close()
+
+
+def test_process_with_learning_off_applies_but_does_not_learn(tmp_path: Path) -> None:
+    teacher_counts: Counter[str] = Counter()
+    teacher = _library(tmp_path, teacher_counts)
+    teach = _counting_context(teacher, teacher_counts)
+    for seed in range(BATCH):
+        _processed(teach, seed)
+    teacher.close()
+    counts: Counter[str] = Counter()
+    library = _library(tmp_path, counts, TEMPLATES_LEARN="false")
+    assert not library.learns and library.available
+    context = _counting_context(library, counts)
+    for seed in range(20, 20 + 2 * BATCH):
+        record, paragraphs = _processed(context, seed)
+        assert record.template_cleaning is not None and record.template_cleaning["removed_nodes"] >= 6
+        assert all(p in record.text for p in paragraphs) and "Copyright" not in record.text
+    new_site, _ = _processed(context, 40, site="elsewhere")
+    assert new_site.template_cleaning is None
+    assert counts["templates/pages"] == 0 and counts["templates/batch"] == 0
+    library.close()
+    store = open_store(tmp_path)
+    assert store.claim("gazette") == [] and store.claim("elsewhere") == []  # nothing parked either
+    store.close()
+
+
+@pytest.mark.parametrize("settings", [{"TEMPLATES_ENABLED": False}, {"TEMPLATES_ENABLED": "0"}])
+def test_pipeline_without_templates_has_no_library(tmp_path: Path, settings: dict[str, Any]) -> None:
+    crawler = _crawler(tmp_path, **settings)
+    pipeline = ProcessPipeline.from_crawler(crawler)
     assert pipeline.context.templates is None
-    item = pipeline.process_item(_item(_page(1)[0]))
-    assert item.template_cleaning is None and not list(tmp_path.iterdir())
+    for seed in range(12):
+        assert pipeline.process_item(_item(_page(seed)[0])).template_cleaning is None
+    assert not any(key.startswith("templates/") for key in crawler.stats.get_stats())  # type: ignore[union-attr]
+    assert not list(tmp_path.iterdir())
 
 
 def test_pages_teach_the_site_and_later_pages_are_cleaned(tmp_path: Path) -> None:

@@ -44,6 +44,8 @@ def coerce(name: str, value: Any, like: Any) -> Any:
         raise ValueError(f"{name} must be true or false, got {value!r}")
     try:
         if isinstance(like, int):
+            if isinstance(value, float) and not value.is_integer():
+                raise ValueError
             return int(value)
         if isinstance(like, float):
             return float(value)

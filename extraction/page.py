@@ -8,7 +8,8 @@ before any parser or model sees it (:attr:`Page.refusal`):
 - ``empty``: no bytes, or only whitespace (after a byte-order mark);
 - ``not_html``: a declared content type that is not HTML or XHTML (a missing one is fine), a binary signature (PDF,
   images, archives, media, executables) at the start, or NUL bytes in the first
-  :data:`SNIFF_BYTES` (what ``git`` and ``file`` take for binary) outside UTF-16/32 text.
+  :data:`SNIFF_BYTES` (what ``git`` and ``file`` take for binary) outside UTF-16/32 text (a wide
+  byte-order mark, or the charset of the Content-Type).
 
 The text comes from :func:`extraction.dom.encoding.decode_html` (BOM, header, ``<meta>``, then
 detection: GBK, GB18030 and Big5 pages declare nothing often enough), except for a page whose
@@ -26,16 +27,17 @@ from typing import Any
 
 from lxml import html
 
-from extraction.dom.encoding import DecodedHtml, decode_html
+from extraction.dom.encoding import DecodedHtml, decode_html, header_charset
 from extraction.dom.html import parse_html
 
 SNIFF_BYTES = 8192  # bytes looked at for NULs and signatures
 # Magic numbers of formats that are served or saved in place of HTML (file(1)'s magic, WHATWG
-# mimesniff's image/audio/video/archive patterns).
+# mimesniff's image/audio/video/archive patterns); two- and three-letter ones (BMP's "BM", MP3's
+# "ID3") are left to the NUL check, which their headers fail, so that text starting so is no image.
 BINARY_SIGNATURES: tuple[bytes, ...] = (
-    b"%PDF-", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"\xff\xd8\xff", b"BM", b"II*\x00", b"MM\x00*",
+    b"%PDF-", b"\x89PNG\r\n\x1a\n", b"GIF87a", b"GIF89a", b"\xff\xd8\xff", b"II*\x00", b"MM\x00*",
     b"RIFF", b"\x00\x00\x01\x00", b"PK\x03\x04", b"PK\x05\x06", b"\x1f\x8b", b"BZh", b"\xfd7zXZ\x00",
-    b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07", b"\x28\xb5\x2f\xfd", b"OggS", b"ID3", b"fLaC", b"\x1a\x45\xdf\xa3",
+    b"7z\xbc\xaf\x27\x1c", b"Rar!\x1a\x07", b"\x28\xb5\x2f\xfd", b"OggS", b"fLaC", b"\x1a\x45\xdf\xa3",
     b"\x7fELF", b"\x00asm", b"wOFF", b"wOF2", b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", b"SQLite format 3\x00",
 )
 _WIDE_BOMS = (codecs.BOM_UTF32_LE, codecs.BOM_UTF32_BE, codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
@@ -53,7 +55,7 @@ def sniff(body: bytes, content_type: str | None = None) -> str | None:
     if not_html_type(content_type):
         return "not_html"
     head = body[:SNIFF_BYTES]
-    if head.startswith(_WIDE_BOMS):
+    if head.startswith(_WIDE_BOMS) or (header_charset(content_type) or "").lower().startswith(("utf-16", "utf-32")):
         return "empty" if not decode_html(body, content_type).text.strip() else None
     stripped = head.removeprefix(codecs.BOM_UTF8).lstrip(_WHITESPACE)
     if not stripped and not body[len(head):].strip():

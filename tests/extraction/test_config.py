@@ -116,3 +116,9 @@ def test_templates_config_boundaries_that_work() -> None:
                                             "TEMPLATES_DRIFT_RATIO": "0.99", "TEMPLATES_LEARN": "off"})
     assert (config.batch_pages, config.min_frequency, config.drift_ratio, config.learn) == (1, 1, 0.99, False)
     assert TemplatesConfig.from_settings({"TEMPLATES_BATCH_PAGES": 5, "TEMPLATES_MIN_FREQUENCY": 5}).min_frequency == 5
+
+
+def test_a_fraction_for_a_whole_number_is_refused() -> None:
+    assert DemoConfig.from_settings({"DEMOX_PAGES": 4.0}).pages == 4
+    with pytest.raises(ValueError, match="DEMOX_PAGES must be a number"):
+        DemoConfig.from_settings({"DEMOX_PAGES": 3.7})

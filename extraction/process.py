@@ -33,6 +33,7 @@ from lxml import html
 from extraction.blockclf.classifier import BlockModels, classify
 from extraction.blockclf.classifier import shared_models as shared_block_models
 from extraction.config import ComponentConfig
+from extraction.dom.blocks import Block, page_blocks
 from extraction.dom.html import declared_lang, page_title
 from extraction.dom.lang import script_language
 from extraction.dom.text import visible_text
@@ -167,7 +168,7 @@ def process(page: Page, context: Context, record: Record | None = None) -> Recor
         count("page/refused/unparsable", 1)
         return record
     record.models = context.versions()
-    typed = _page_type(page, root, context, record)
+    typed, blocks = _page_type(page, root, context, record)
     listed = typed is not None and typed.page_type == "list" and context.page_models is not None \
         and typed.confidence >= context.page_models.list_route_threshold
     routed = listed and context.route_lists and context.method == PIPELINE
@@ -178,7 +179,9 @@ def process(page: Page, context: Context, record: Record | None = None) -> Recor
     _templates(page, root, context, record, skip_cleaning=routed)
     record.title = page_title(root)
     record.lang = declared_lang(root) or script_language(visible_text(root))
-    _text(page, root, context, record, routed)
+    if record.template_cleaning and record.template_cleaning["removed_nodes"]:
+        blocks = None  # the tree changed: the text step segments it again
+    _text(page, root, context, record, routed, blocks)
     count(f"extract/{record.extraction_method}", 1)
     if not record.text:
         count("extract/empty", 1)
@@ -190,22 +193,26 @@ def entry_dicts(entries: tuple[ListEntry, ...]) -> list[dict[str, str | None]]:
     return [{"title": entry.text, "url": entry.url} for entry in entries]
 
 
-def _page_type(page: Page, root: html.HtmlElement, context: Context, record: Record) -> PageTypeDecision | None:
+def _page_type(page: Page, root: html.HtmlElement, context: Context,
+               record: Record) -> tuple[PageTypeDecision | None, list[Block] | None]:
+    """Type the page; returns the decision and the page's blocks (segmented once for the DOM/URL model and
+    the block classifier)."""
     if context.page_models is None:
-        return None
+        return None, None
     try:
-        typed = context.page_models.classify(root, page.url, page.screenshot)
+        blocks = page_blocks(root)
+        typed = context.page_models.classify(root, page.url, page.screenshot, blocks)
     except Exception as exc:  # one page must not stop the run: it goes on untyped
         logger.warning("Page type failed on %s: %s", page.url, exc)
         context.count("pagetype/error", 1)
         record.flags.append("pagetype_failed")
-        return None
+        return None, None
     record.page_type = typed.page_type
     record.page_type_confidence = round(typed.confidence, 4)
     record.page_type_source = typed.source
     context.count(f"pagetype/{typed.page_type}", 1)
     context.count(f"pagetype/source/{typed.source}", 1)
-    return typed
+    return typed, blocks
 
 
 def _templates(page: Page, root: html.HtmlElement, context: Context, record: Record, skip_cleaning: bool) -> None:
@@ -242,7 +249,8 @@ def _templates(page: Page, root: html.HtmlElement, context: Context, record: Rec
         count(f"templates/guard/{reason}", kept)
 
 
-def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, routed: bool) -> None:
+def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, routed: bool,
+          blocks: list[Block] | None) -> None:
     method, count = context.method, context.count
     step = "blocks" if method == PIPELINE else "method"
     try:
@@ -250,7 +258,7 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
             listed = extract_tree(root, LIST_METHOD, page.url)
             record.text, record.extraction_method = listed.text, LIST_METHOD
         elif method == PIPELINE and context.block_models is not None:
-            decision = classify(root, context.block_models)
+            decision = classify(root, context.block_models, blocks)
             record.text, record.extraction_method = decision.text, "svm"
             record.block_stats = decision.stats()
             count("blocks/kept", record.block_stats["blocks_kept"])

@@ -150,16 +150,21 @@ def test_article_record_fields_and_stats() -> None:
     assert counts["blocks/kept"] == record.block_stats["blocks_kept"]
 
 
-def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.MonkeyPatch) -> None:
-    page = _demo_page("list")
+def _record_methods(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Return the list of method names process() runs through the registry, filled as it runs."""
     calls: list[str] = []
-    real = extract_tree
 
     def counting(root: Any, method: str = "fulltext", url: str | None = None, **models: Any) -> Any:
         calls.append(method)
-        return real(root, method, url, **models)
+        return extract_tree(root, method, url, **models)
 
     monkeypatch.setattr("extraction.process.extract_tree", counting)
+    return calls
+
+
+def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _demo_page("list")
+    calls = _record_methods(monkeypatch)
     context, counts = _context()
     record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
     assert record.page_type == "list" and calls == ["list"]  # entries once; the text from the classifier
@@ -169,14 +174,7 @@ def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.Mon
 
 def test_list_entries_are_taken_before_template_cleaning(monkeypatch: pytest.MonkeyPatch) -> None:
     page = _demo_page("list")
-    calls: list[str] = []
-    real = extract_tree
-
-    def counting(root: Any, method: str = "fulltext", url: str | None = None, **models: Any) -> Any:
-        calls.append(method)
-        return real(root, method, url, **models)
-
-    monkeypatch.setattr("extraction.process.extract_tree", counting)
+    calls = _record_methods(monkeypatch)
     context, counts = _context(templates=_LinkTemplates(calls))
     record = _valid(process(Page(page.body_bytes, DEMO + page.path, site="en-gazette"), context))
     assert calls == ["list", "denoise"]  # entries once, from the page as fetched

@@ -155,8 +155,7 @@ def test_learning_off_applies_but_does_not_learn(tmp_path: Path) -> None:
         item = applier.process_item(_item(_page(seed)[0]))
         assert item.template_cleaning is not None and item.template_cleaning["removed_nodes"] >= 6
     assert _stat(frozen, "templates/pages") is None and _stat(frozen, "templates/batch") is None
-    for item in (applier.process_item(_item(_page(1)[0], site=None)),):  # no site: nothing to apply
-        assert item.template_cleaning is None
+    assert applier.process_item(_item(_page(1)[0], site=None)).template_cleaning is None  # no site: nothing applied
 
 
 def test_refused_pages_teach_nothing(tmp_path: Path) -> None:

@@ -158,6 +158,27 @@ def mojibake(text: str) -> list[str]:
     return found + ["\ufffd"] * text.count("\ufffd")
 
 
+def charset_kind(body: bytes) -> str:
+    """Return how a page's charset is found, as ``<declared|undeclared>-<family>``.
+
+    The family is what ``decode_html`` decodes it as: "gbk" (GB2312/GBK/GB18030), "big5",
+    "utf-8" (with non-ASCII bytes), "ascii", or "other" (windows-1252, Latin-2, ...). Declared:
+    a BOM, header or ``<meta>`` charset that the bytes honour; undeclared: strict UTF-8 or detection.
+    """
+    decoded = decode_html(body)
+    encoding = decoded.encoding.lower()
+    if encoding in ("gb18030", "gbk", "gb2312"):
+        family = "gbk"
+    elif encoding.startswith("big5"):
+        family = "big5"
+    elif encoding in ("utf-8", "utf_8"):
+        family = "ascii" if body.isascii() else "utf-8"
+    else:
+        family = "other"
+    declared = decoded.source in ("bom", "header", "meta")
+    return f"{'declared' if declared else 'undeclared'}-{family}"
+
+
 class _ProxyHandler(BaseHTTPRequestHandler):
     """Answers proxy requests (absolute URIs) and direct ones (Host header) from the server's pages."""
 

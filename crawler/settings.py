@@ -27,8 +27,9 @@ AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0  # seconds; AutoThrottle adapts it to each server's latency
 AUTOTHROTTLE_MAX_DELAY = 30.0
 AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
-CONCURRENT_REQUESTS = 8
-CONCURRENT_REQUESTS_PER_DOMAIN = 4
+# Requests in flight, pages waiting for the renderer included (they hold no site's slot meanwhile).
+CONCURRENT_REQUESTS = 16
+CONCURRENT_REQUESTS_PER_DOMAIN = 4  # a site list entry may set its own (concurrency:, delay:)
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 8 * 1024 * 1024  # bytes; larger pages become items with error "too_large"
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
@@ -37,6 +38,9 @@ REDIRECT_MAX_TIMES = 10
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
 
 # --- rendering (scrapy-playwright on Debian's Chromium) ------------------------------
+# Pages are fetched by Scrapy's HTTP downloader; a site with `render: true` then has them rendered
+# in Chromium from the fetched bytes (crawler/middlewares/render.py). scrapy-playwright's handler
+# passes every other request to Scrapy's own HTTP handler.
 DOWNLOAD_HANDLERS = {
     "http": "crawler.handlers.SharedPlaywrightDownloadHandler",
     "https": "crawler.handlers.SharedPlaywrightDownloadHandler",
@@ -58,12 +62,22 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--disable-sync",
     ],
 }
-PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 4  # pages rendering at once (measured best on 2 cores)
+# Pages rendering at once: the renderer's own limit (RenderConfig.concurrency), apart from politeness.
+PLAYWRIGHT_MAX_PAGES_PER_CONTEXT = 4
 PLAYWRIGHT_DEFAULT_NAVIGATION_TIMEOUT = 30_000  # ms, until DOMContentLoaded
+# The browser's requests (document answered from the fetched bytes) use a slot of their own, never
+# delayed: the limit is PLAYWRIGHT_MAX_PAGES_PER_CONTEXT.
+DOWNLOAD_SLOTS = {"render": {"concurrency": 64, "delay": 0.0, "jitter": 0.0}}
+# Chromium's own requests (stylesheets, scripts, images) go through this proxy when set; Scrapy's
+# requests honour the same environment variable (HttpProxyMiddleware).
+RENDER_PROXY = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY") or ""
 
-# RENDER_ENABLED, RENDER_SCREENSHOTS, RENDER_VIEWPORT_WIDTH/HEIGHT, RENDER_MAX_HEIGHT,
-# RENDER_LOAD_TIMEOUT, RENDER_SCREENSHOT_TIMEOUT, RENDER_SERIALIZE_SCREENSHOTS, RENDER_CRASH_RETRIES,
-# RENDER_DEADLINE: defaults in crawler/middlewares/render.py (RenderConfig), README "Settings".
+# RENDER_ENABLED, RENDER_SCREENSHOTS, RENDER_SCREENSHOT_REGION/FORMAT/QUALITY, RENDER_VIEWPORT_WIDTH/HEIGHT,
+# RENDER_MAX_HEIGHT, RENDER_LOAD_TIMEOUT, RENDER_SCREENSHOT_TIMEOUT, RENDER_SERIALIZE_SCREENSHOTS,
+# RENDER_BLOCK_RESOURCES, RENDER_CRASH_RETRIES, RENDER_DEADLINE: defaults in crawler/middlewares/render.py
+# (RenderConfig), README "Settings".
+# SOURCE_PREFER, SOURCE_RENDERED_BELOW, SOURCE_RENDERED_RATIO (raw or rendered HTML for the text):
+# defaults in extraction/process.py (SourceConfig).
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.render.RenderMiddleware": 950,

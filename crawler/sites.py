@@ -16,6 +16,8 @@ A file looks like::
         max_depth: 5
         render: true
         trailing_slash: keep
+        delay: 2.0          # optional: a fixed delay (s) between requests to this site, AutoThrottle off for it
+        concurrency: 2      # optional: requests in flight to this site (default CONCURRENT_REQUESTS_PER_DOMAIN)
 
 ``${NAME}`` is replaced by the environment variable NAME, or by a value the caller gives
 (the spider gives ``DEMO_URL``, the address of the bundled demo server). Every problem is
@@ -42,7 +44,7 @@ _VARIABLE_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 _KNOWN_FIELDS = frozenset(
     {"name", "start_urls", "allowed_prefixes", "follow", "deny", "feeds", "sitemaps",
-     "max_pages", "max_depth", "render", "trailing_slash"}
+     "max_pages", "max_depth", "render", "trailing_slash", "delay", "concurrency"}
 )
 
 
@@ -65,6 +67,13 @@ class SiteConfig:
     max_depth: int = DEFAULT_MAX_DEPTH
     render: bool = True
     trailing_slash: TrailingSlash = "keep"
+    delay: float | None = None  # fixed seconds between requests (None: AutoThrottle measures the server)
+    concurrency: int | None = None  # requests in flight to the site (None: CONCURRENT_REQUESTS_PER_DOMAIN)
+
+    @property
+    def download_slot(self) -> str | None:
+        """The site's own download slot when it overrides politeness, else None (Scrapy's per-host slot)."""
+        return f"site:{self.name}" if self.delay is not None or self.concurrency is not None else None
 
     def canonical(self, url: str) -> str:
         """Return ``url`` canonicalised with this site's trailing-slash rule."""
@@ -201,6 +210,12 @@ def _validate_site(entry: dict[str, Any], where: str) -> SiteConfig:
             raise fail(field_name, f"must be a positive integer, got {value!r}")
         return value
 
+    delay = entry.get("delay")
+    if delay is not None and (isinstance(delay, bool) or not isinstance(delay, int | float) or delay < 0):
+        raise fail("delay", f"must be a number of seconds >= 0, got {delay!r}")
+    concurrency = entry.get("concurrency")
+    if concurrency is not None:
+        concurrency = positive_int("concurrency", 1)
     render = entry.get("render", True)
     if not isinstance(render, bool):
         raise fail("render", f"must be true or false, got {render!r}")
@@ -225,4 +240,6 @@ def _validate_site(entry: dict[str, Any], where: str) -> SiteConfig:
         max_depth=positive_int("max_depth", DEFAULT_MAX_DEPTH),
         render=render,
         trailing_slash=trailing,
+        delay=None if delay is None else float(delay),
+        concurrency=concurrency,
     )

@@ -53,6 +53,12 @@ def coerce(name: str, value: Any, like: Any) -> Any:
         raise ValueError(f"{name} must be a number, got {value!r}") from None
     if isinstance(like, str):
         return str(value)
+    if isinstance(like, tuple):  # a list setting: a list, or one comma-separated string (-s NAME=a,b)
+        items = value.split(",") if isinstance(value, str) else value
+        try:
+            return tuple(str(item).strip() for item in items if str(item).strip())
+        except TypeError:
+            raise ValueError(f"{name} must be a list or comma-separated names, got {value!r}") from None
     return value
 
 

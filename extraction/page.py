@@ -2,7 +2,8 @@
 
 A :class:`Page` is what the crawl's spider and ``scrapy extract`` hand to
 :func:`extraction.process.process`: the body (bytes as received, or the rendered DOM as text),
-the URL, the ``Content-Type`` header, the screenshot and the site. Bad input is stopped here,
+the URL, the ``Content-Type`` header, the screenshot, the site and, for a page the crawl rendered,
+the browser's DOM beside the fetched bytes (:attr:`Page.rendered`). Bad input is stopped here,
 before any parser or model sees it (:attr:`Page.refusal`):
 
 - ``empty``: no bytes, or only whitespace (after a byte-order mark);
@@ -72,9 +73,10 @@ class Page:
     body: bytes  # as received (decompressed), or the UTF-8 of ``from_text``'s text
     url: str | None = None  # the page's URL after redirects (links, URL features, the site)
     content_type: str | None = None  # the Content-Type header, when there was one
-    screenshot: bytes | None = field(default=None, repr=False)  # PNG of the rendered page
+    screenshot: bytes | None = field(default=None, repr=False)  # PNG or JPEG of the rendered page
     site: str | None = None  # the site's key in the template library (None: no site templates)
     given: DecodedHtml | None = field(default=None, repr=False)  # text decoded before (``from_text``)
+    rendered: str | None = field(default=None, repr=False)  # the browser's DOM of this page, when it was rendered
 
     @classmethod
     def from_text(cls, text: str, url: str | None = None, *, encoding: str = "utf-8", source: str = "browser",
@@ -90,6 +92,13 @@ class Page:
         page = cls(b"", url, given=DecodedHtml("", "utf-8", "tree"), **kwargs)
         page.__dict__.update(tree=root, refusal=None)  # the cached properties' values
         return page
+
+    def rendered_page(self) -> Page | None:
+        """Return the rendered DOM as a page of its own (same URL, screenshot and site), or None."""
+        if self.rendered is None:
+            return None
+        return Page.from_text(self.rendered, self.url, encoding=self.decoded.encoding, content_type=self.content_type,
+                              screenshot=self.screenshot, site=self.site)
 
     @cached_property
     def refusal(self) -> str | None:

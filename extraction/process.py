@@ -2,6 +2,13 @@
 
 The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.tree`):
 
+0. **source**: a page the crawl rendered has two HTMLs, the fetched bytes and the browser's DOM.
+   The flow reads the fetched HTML (what every model here learned from and every benchmark
+   measures). When that gives less than ``SOURCE_RENDERED_BELOW`` characters of text and the DOM
+   shows at least ``SOURCE_RENDERED_ADDED`` more characters of visible text than the fetched HTML
+   (content built by scripts), the flow reads the DOM too and keeps the longer text. The choice is
+   ``text_source`` in the record and ``extract/source/<raw|rendered>`` in stats (README, "Raw or
+   rendered"); the step counts of such a page are those of its first reading;
 1. **door**: a page that is empty or not HTML gets ``error`` ("empty", "not_html") and nothing
    else runs (:func:`extraction.page.sniff`); a page lxml cannot parse gets "unparsable";
 2. **page type** (paper 000, :mod:`extraction.pagetype.models`) on the whole page, with the
@@ -25,7 +32,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from typing import Any, ClassVar, Protocol
 
 from lxml import html
@@ -34,7 +41,7 @@ from extraction.blockclf.classifier import BlockModels, classify
 from extraction.blockclf.classifier import shared_models as shared_block_models
 from extraction.config import ComponentConfig
 from extraction.dom.blocks import Block, page_blocks
-from extraction.dom.html import declared_lang, page_title
+from extraction.dom.html import declared_lang, page_title, parse_html
 from extraction.dom.lang import script_language
 from extraction.dom.text import visible_text
 from extraction.methods import Extraction, ListEntry, extract_tree, register
@@ -98,6 +105,22 @@ class Web2TextConfig(ComponentConfig):
     model_dir: str = ""  # folder with meta.json, unary.onnx, pairwise.onnx (empty: models/web2text/)
 
 
+@dataclass(frozen=True)
+class SourceConfig(ComponentConfig):
+    """SOURCE_* settings: which HTML of a rendered page the flow reads (module docstring, step 0)."""
+
+    prefix: ClassVar[str] = "SOURCE"
+    # Text (characters) under which the fetched HTML may "have no content" ...
+    rendered_below: int = 500
+    # ... when the rendered DOM shows at least this many characters of visible text more than it.
+    rendered_added: int = 200
+    prefer: str = "raw"  # "raw": the rule above; "rendered": the DOM whenever there is one
+
+    def validate(self) -> None:
+        if self.prefer not in ("raw", "rendered"):
+            raise ValueError(f"SOURCE_PREFER must be raw or rendered, got {self.prefer!r}")
+
+
 def _no_count(key: str, count: int = 1) -> None:
     """The default ``count``: events are not counted."""
 
@@ -113,6 +136,7 @@ class Context:
     route_lists: bool = ROUTE_LISTS
     count: Count = field(default=_no_count)
     method_models: dict[str, Any] = field(default_factory=dict)  # keywords of a method other than pipeline
+    source: SourceConfig = field(default_factory=SourceConfig)
 
     @classmethod
     def from_settings(cls, settings: Any, *, templates: SiteTemplates | None = None, method: str = PIPELINE,
@@ -123,7 +147,7 @@ class Context:
         page_models = shared_page_models(typing.model_dir or None) if typing.enabled else None
         block_models = shared_block_models(blocks.model_dir or None) if blocks.enabled and method == PIPELINE else None
         return cls(page_models, block_models, templates, method, count=count,
-                   method_models=method_models(method, settings))
+                   method_models=method_models(method, settings), source=SourceConfig.from_settings(settings))
 
     def versions(self) -> dict[str, str]:
         """Return the versions of the models this context runs, for the record."""
@@ -153,6 +177,30 @@ def method_models(method: str, settings: Any) -> dict[str, Any]:
 def process(page: Page, context: Context, record: Record | None = None) -> Record:
     """Run the flow of the module docstring on ``page``; fill and return ``record`` (a new one by default)."""
     record = record if record is not None else Record(url=page.url)
+    rendered = page.rendered_page()
+    if rendered is not None and context.source.prefer == "rendered":
+        return _read(rendered, context, record, "rendered")
+    before = replace(record, flags=list(record.flags)) if rendered is not None else None
+    _read(page, context, record, "raw")
+    if rendered is None or before is None or record.error is not None:
+        return record
+    if len(record.text) >= context.source.rendered_below or rendered.refusal is not None:
+        return record
+    added = len(visible_text(rendered.tree)) - len(visible_text(parse_html(page.text)))
+    if added < context.source.rendered_added:
+        return record
+    # The scripts built the content: read the DOM too (its templates were observed with the fetched HTML).
+    second = _read(rendered, replace(context, count=_no_count), before, "rendered", observe=False)
+    if len(second.text) > len(record.text):
+        for spec in fields(Record):
+            setattr(record, spec.name, getattr(second, spec.name))
+        context.count("extract/source/raw", -1)
+        context.count("extract/source/rendered", 1)
+    return record
+
+
+def _read(page: Page, context: Context, record: Record, source: str, observe: bool = True) -> Record:
+    """The flow on one HTML of the page (``source``: raw or rendered)."""
     count = context.count
     if page.refusal is not None:
         record.error = page.refusal
@@ -167,6 +215,8 @@ def process(page: Page, context: Context, record: Record | None = None) -> Recor
         record.error = "unparsable"
         count("page/refused/unparsable", 1)
         return record
+    record.text_source = source
+    count(f"extract/source/{source}", 1)
     record.models = context.versions()
     typed, blocks = _page_type(page, root, context, record)
     listed = typed is not None and typed.page_type == "list" and context.page_models is not None \
@@ -176,7 +226,7 @@ def process(page: Page, context: Context, record: Record | None = None) -> Recor
         entries = extract_tree(root, LIST_METHOD, page.url).entries  # list methods work on their own copy
         record.entries = entry_dicts(entries)
         count("pagetype/list_entries", len(entries))
-    _templates(page, root, context, record, skip_cleaning=routed)
+    _templates(page, root, context, record, skip_cleaning=routed, observe=observe)
     record.title = page_title(root)
     record.lang = declared_lang(root) or script_language(visible_text(root))
     if record.template_cleaning and record.template_cleaning["removed_nodes"]:
@@ -215,13 +265,14 @@ def _page_type(page: Page, root: html.HtmlElement, context: Context,
     return typed, blocks
 
 
-def _templates(page: Page, root: html.HtmlElement, context: Context, record: Record, skip_cleaning: bool) -> None:
+def _templates(page: Page, root: html.HtmlElement, context: Context, record: Record, skip_cleaning: bool,
+               observe: bool = True) -> None:
     library, site, count = context.templates, page.site, context.count
     if library is None or not library.available or not site:
         return
     try:
         leaves = leaf_tags(root)
-        if library.learns:
+        if library.learns and observe:
             observation = library.observe(site, leaves=leaves)
             count("templates/pages", 1)
             if observation.matched:

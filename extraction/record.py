@@ -21,7 +21,7 @@ from typing import Any
 
 from extraction.page import Page
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 SCHEMA_FILE = Path(__file__).resolve().parent / "record.schema.json"
 
 
@@ -39,6 +39,7 @@ class Record:
     depth: int | None = None
     rendered: bool = False
     html_file: str | None = None
+    rendered_file: str | None = None
     screenshot_file: str | None = None
     page_height: int | None = None
     screenshot_height: int | None = None
@@ -50,6 +51,7 @@ class Record:
     page_type_confidence: float | None = None
     page_type_source: str | None = None
     extraction_method: str | None = None
+    text_source: str | None = None
     text: str = ""
     entries: list[dict[str, str | None]] | None = None
     template_cleaning: dict[str, int] | None = None

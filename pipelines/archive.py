@@ -1,7 +1,8 @@
-"""Keeps each page's HTML and screenshot on disk, content-addressed, for re-extraction.
+"""Keeps each page's HTML (as fetched, and the browser's DOM when rendered) and screenshot on disk,
+content-addressed, for re-extraction.
 
-HTML is stored as gzip of UTF-8 with a byte-order mark: the browser (or our charset
-detection) already decoded the page, and the BOM overrides any stale ``<meta charset>``
+HTML is stored as gzip of UTF-8 with a byte-order mark: our charset detection (or the browser)
+already decoded the page, and the BOM overrides any stale ``<meta charset>``
 left in the markup, as the HTML standard's encoding sniffing says, so every reader decodes
 it right. Files are named by the SHA-256 of their content (``html/ab/abcd....html.gz``,
 ``screenshots/ab/abcd....png`` under ARCHIVE_DIR), written atomically, never twice.
@@ -73,7 +74,8 @@ def read_archived_html(path: str | Path) -> str:
 
 
 class ArchivePipeline:
-    """Writes the page's HTML and screenshot (``item.page``); sets html_file and screenshot_file."""
+    """Writes the page's HTML, rendered DOM and screenshot (``item.page``); sets html_file, rendered_file and
+    screenshot_file."""
 
     def __init__(self, store: ContentStore, stats: StatsCollector) -> None:
         self.store = store
@@ -92,8 +94,11 @@ class ArchivePipeline:
         if page is None or page.refusal is not None:  # nothing worth keeping: the record says why
             return item
         item.html_file = self._put("html", html_archive_bytes(page.text), ".html.gz")
+        if page.rendered is not None:
+            item.rendered_file = self._put("html", html_archive_bytes(page.rendered), ".html.gz")
         if page.screenshot is not None:
-            item.screenshot_file = self._put("screenshots", page.screenshot, ".png")
+            suffix = ".jpg" if page.screenshot.startswith(b"\xff\xd8\xff") else ".png"
+            item.screenshot_file = self._put("screenshots", page.screenshot, suffix)
         return item
 
     def _put(self, kind: str, data: bytes, suffix: str) -> str:

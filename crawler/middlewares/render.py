@@ -1,11 +1,32 @@
-"""Rendering in Chromium: turns a request into a browser page and finishes the page.
+"""Rendering in Chromium from the fetched bytes: the page is downloaded once, by Scrapy.
 
-For a request with ``meta["render"]`` true, ``process_request`` asks scrapy-playwright to
-open it in a page (kept open for us, navigation returning at DOMContentLoaded).
-``process_response`` then waits (bounded) for the load event, reads the final DOM and the
-document height, takes one full-page PNG screenshot (height capped), checks it for the
-repeated-top glitch and closes the page. The response body becomes the rendered HTML; the
-screenshot and notes travel in ``meta["render_result"]``.
+Every page is fetched by Scrapy's own HTTP downloader, so robots.txt, AutoThrottle (on the
+server's real latency), retries, redirects, the HTTP cache and the raw archive all see the real
+response. For a request with ``meta["render"]`` true and an HTML 2xx response,
+``process_response`` then renders that response in Chromium through scrapy-playwright:
+
+- **The main document comes from the fetched body.** A second request for the final URL goes
+  to scrapy-playwright (download slot ``render``, no robots, cache, retry or AutoThrottle
+  accounting: it never reaches the network for its document). Its page's route answers the
+  main-frame navigation with the fetched bytes and a ``Content-Type`` naming the charset the
+  project detected (:func:`extraction.dom.encoding.decode_html`), so Chromium decodes what the
+  extractor decodes: no mojibake from undeclared UTF-8. A script that navigates the main frame
+  elsewhere is stopped (what was rendered so far is kept); a reload of the same URL gets the
+  same bytes again.
+- **Subresources by policy** (``RENDER_BLOCK_RESOURCES``): stylesheets, scripts, images and XHR
+  are fetched by Chromium (through ``RENDER_PROXY`` when set); media, fonts, frames
+  (``subframe``: advertising, embeds) and the other types listed are refused.
+- **Its own concurrency limit**: at most ``PLAYWRIGHT_MAX_PAGES_PER_CONTEXT`` pages render at
+  once, apart from the per-site politeness of the HTTP fetches, which are never held by a render.
+
+The render waits (bounded) for the load event, reads the DOM and the document height and takes
+one screenshot: by default the top region the page-type model reads (``CROP_RATIO`` x width,
+:mod:`extraction.pagetype.models`), captured from a viewport that tall (no full-page resize), or
+the whole page up to ``RENDER_MAX_HEIGHT`` with ``RENDER_SCREENSHOT_REGION=full``. The response
+handed on is the fetched one, untouched; the DOM, screenshot and notes travel in
+``meta["render_result"]``. A render that fails (browser crash, hang, timeout) is retried
+``RENDER_CRASH_RETRIES`` times for a crash or hang and then given up: the page goes on with its
+fetched HTML alone, flagged, and nothing is lost.
 """
 
 from __future__ import annotations
@@ -16,7 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from playwright.async_api import Error as PlaywrightError
-from playwright.async_api import FloatRect, Page
+from playwright.async_api import FloatRect, Page, Route
+from playwright.async_api import Request as PlaywrightRequest
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 from scrapy import Request
 from scrapy.crawler import Crawler
@@ -24,11 +46,12 @@ from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
 
-from crawler.errors import PageTooLarge, exception_reason, short_message
+from crawler.errors import exception_reason, short_message
 from crawler.render.screenshots import is_blank, repeated_top_offset
 from crawler.responses import content_type, is_html_type
 from extraction.config import ComponentConfig
-from extraction.pagetype.models import load_gray
+from extraction.page import Page as ExtractionPage
+from extraction.pagetype.models import CROP_RATIO, load_gray
 
 logger = logging.getLogger(__name__)
 
@@ -36,12 +59,28 @@ logger = logging.getLogger(__name__)
 # died under it, or stopped answering (see crawler/handlers.py).
 RETRIED_REASONS = frozenset({"browser_crash", "render_stuck"})
 PAGE_CLOSE_TIMEOUT = 10.0  # s; closing a page of a dead browser must not hold the crawl
+RENDER_SLOT = "render"  # download slot of the browser's requests (DOWNLOAD_SLOTS in crawler/settings.py)
+CONTEXT_NAME = "render"
+# Main-frame navigations to the page's own URL answered with its bytes (a reload, a script
+# that sets location to itself); a loop ends after this many.
+MAX_DOCUMENT_SERVES = 4
+# Playwright resource types, plus "subframe" for the document of an <iframe>.
+RESOURCE_TYPES = frozenset({
+    "document", "subframe", "stylesheet", "image", "media", "font", "script", "texttrack", "xhr", "fetch",
+    "eventsource", "websocket", "manifest", "other",
+})
+SCREENSHOT_REGIONS = ("top", "full")
+SCREENSHOT_FORMATS = ("png", "jpeg")
 
-_PAGE_FACTS_JS = """() => ({
-  height: Math.max(document.documentElement ? document.documentElement.scrollHeight : 0,
-                   document.body ? document.body.scrollHeight : 0),
-  charset: document.characterSet,
-})"""
+_PAGE_FACTS_JS = """() => {
+  const root = document.documentElement, body = document.body;
+  let height = Math.max(root ? root.scrollHeight : 0, body ? body.scrollHeight : 0);
+  if (height <= window.innerHeight) {  // not taller than the (tall) viewport: measure the content itself
+    height = Math.ceil(Math.max(root ? root.getBoundingClientRect().height : 0,
+                                body ? body.getBoundingClientRect().bottom : 0));
+  }
+  return {height: height, charset: document.characterSet};
+}"""
 
 
 @dataclass(frozen=True)
@@ -53,45 +92,91 @@ class RenderConfig(ComponentConfig):
     screenshots: bool = True
     viewport_width: int = 1280
     viewport_height: int = 800
-    # Full-page screenshots stop at this height (CSS px = PNG px). Chromium cannot capture beyond its
-    # 16384-px texture limit, and the page-type model looks at the top of the page; 8192 keeps the
-    # PNG of a long article around 1-3 MB.
+    # "top": the region the page-type model reads (CROP_RATIO x viewport width); "full": the whole page,
+    # up to max_height.
+    screenshot_region: str = "top"
+    screenshot_format: str = "png"  # png (lossless) or jpeg
+    screenshot_quality: int = 80  # jpeg quality, 1-100
+    # Full-page screenshots stop at this height (CSS px = image px). Chromium cannot capture beyond its
+    # 16384-px texture limit; 8192 keeps the PNG of a long article around 1-3 MB.
     max_height: int = 8192
     load_timeout: float = 10.0  # s to wait for the load event after DOMContentLoaded
     screenshot_timeout: float = 20.0  # s
-    serialize_screenshots: bool = True  # one capture at a time, page brought to front
+    # One capture at a time, page brought to front, for the top region too. Full-page captures always are:
+    # several at once sometimes repeat the top of the page down the image (puppeteer#1576); viewport
+    # captures of the top region never resize the page and run in parallel (README, "Screenshots").
+    serialize_screenshots: bool = False
+    block_resources: tuple[str, ...] = ("media", "font", "subframe", "texttrack", "eventsource", "websocket",
+                                        "manifest")
+    proxy: str = ""  # http://host:port for Chromium's own requests (crawler/settings.py: from $http_proxy)
+    # Pages rendering at once: the renderer's own limit, apart from per-site politeness.
+    concurrency: int = field(default=4, metadata={"setting": "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"})
     crash_retries: int = 1  # a page whose browser died under it is rendered again this many times
     # Longest a browser download (navigation, waiting for a page slot included) may take before it
     # fails as render_stuck; Playwright's own timeouts normally end it long before.
     deadline: float = 180.0
     max_size: int = field(default=0, metadata={"setting": "DOWNLOAD_MAXSIZE"})  # applied to the rendered HTML too
 
+    def validate(self) -> None:
+        if self.screenshot_region not in SCREENSHOT_REGIONS:
+            raise ValueError(f"RENDER_SCREENSHOT_REGION must be one of {', '.join(SCREENSHOT_REGIONS)}, "
+                             f"got {self.screenshot_region!r}")
+        if self.screenshot_format not in SCREENSHOT_FORMATS:
+            raise ValueError(f"RENDER_SCREENSHOT_FORMAT must be one of {', '.join(SCREENSHOT_FORMATS)}, "
+                             f"got {self.screenshot_format!r}")
+        if not 1 <= self.screenshot_quality <= 100:
+            raise ValueError(f"RENDER_SCREENSHOT_QUALITY must be 1-100, got {self.screenshot_quality}")
+        unknown = set(self.block_resources) - RESOURCE_TYPES
+        if unknown:
+            raise ValueError(f"RENDER_BLOCK_RESOURCES: unknown resource type(s) {', '.join(sorted(unknown))} "
+                             f"(known: {', '.join(sorted(RESOURCE_TYPES))})")
+        if self.concurrency < 1:
+            raise ValueError(f"PLAYWRIGHT_MAX_PAGES_PER_CONTEXT must be at least 1, got {self.concurrency}")
+
     @property
     def capture_deadline(self) -> float:
         """Seconds the whole capture of one page may take (load wait, reads, two screenshots)."""
         return self.load_timeout + 2 * self.screenshot_timeout + 30.0
 
+    @property
+    def top_height(self) -> int:
+        """Height of the "top" screenshot region: what the page-type model reads."""
+        return round(CROP_RATIO * self.viewport_width)
+
+    @property
+    def top_capture(self) -> bool:
+        """True when screenshots are of the top region, captured from a viewport that tall."""
+        return self.screenshots and self.screenshot_region == "top"
+
+    @property
+    def render_height(self) -> int:
+        """The browser's viewport height: the top region when that is captured (a viewport capture: no
+        full-page resize, about 2x faster and free of the repeated-top glitch), else viewport_height."""
+        return max(self.viewport_height, self.top_height) if self.top_capture else self.viewport_height
 
 
 @dataclass
 class RenderResult:
-    """What rendering produced for one page, beside the HTML in the response body."""
+    """What rendering produced for one page, beside the fetched response."""
 
-    charset: str | None = None
+    html: str | None = None  # the rendered DOM (None: not rendered, the fetched HTML stands alone)
+    charset: str | None = None  # the charset the document was served to Chromium with
     page_height: int | None = None
-    screenshot_png: bytes | None = None
+    screenshot: bytes | None = None  # PNG or JPEG (RENDER_SCREENSHOT_FORMAT)
     screenshot_height: int | None = None
     flags: list[str] = field(default_factory=list)
 
 
 class RenderMiddleware:
-    """Downloader middleware that renders ``meta["render"]`` requests and screenshots them."""
+    """Downloader middleware that renders fetched ``meta["render"]`` pages from their bytes."""
 
-    def __init__(self, config: RenderConfig, stats: StatsCollector) -> None:
+    def __init__(self, config: RenderConfig, crawler: Crawler) -> None:
         self.config = config
-        self.stats = stats
-        # One screenshot at a time: with several pages capturing at once Chromium sometimes
-        # repeats the top of the page down the image (puppeteer#1576).
+        self.crawler = crawler
+        assert crawler.stats is not None
+        self.stats: StatsCollector = crawler.stats
+        self._slots = asyncio.Semaphore(config.concurrency)
+        # One full-page screenshot at a time when serialised (puppeteer#1576).
         self._screenshot_lock = asyncio.Lock()
 
     @classmethod
@@ -99,124 +184,172 @@ class RenderMiddleware:
         config = RenderConfig.from_settings(crawler.settings)
         if not config.enabled:
             raise NotConfigured("RENDER_ENABLED is off: every site is fetched over plain HTTP")
-        assert crawler.stats is not None
-        return cls(config, crawler.stats)
+        return cls(config, crawler)
 
-    def process_request(self, request: Request) -> None:
-        if not request.meta.get("render"):
-            return None
-        request.meta.setdefault("playwright", True)
-        request.meta.setdefault("playwright_include_page", True)
-        request.meta.setdefault("playwright_context", "render")
-        request.meta.setdefault(
-            "playwright_context_kwargs",
-            {"viewport": {"width": self.config.viewport_width, "height": self.config.viewport_height}},
+    async def process_response(self, request: Request, response: Response) -> Response:
+        if not request.meta.get("render") or request.meta.get("playwright"):
+            return response  # a plain page, or the browser's own request (below)
+        media_type = content_type(response)
+        if not 200 <= response.status < 300 or not is_html_type(media_type):
+            return response  # errors and non-HTML documents are not rendered
+        page = ExtractionPage(response.body, response.url, media_type or None)
+        request.meta["fetched_page"] = page  # decoded once: the spider builds its item from it
+        if page.refusal is not None:
+            return response
+        async with self._slots:
+            request.meta["render_result"] = await self._render(request, response, page)
+        return response
+
+    async def _render(self, request: Request, response: Response, page: ExtractionPage) -> RenderResult:
+        result = RenderResult(charset=page.decoded.encoding)
+        for attempt in range(self.config.crash_retries + 1):
+            browser_request = self._browser_request(request, response, page)
+            try:
+                assert self.crawler.engine is not None
+                rendered = await self.crawler.engine.download_async(browser_request)
+                browser_page: Page | None = rendered.meta.get("playwright_page")
+                if browser_page is None:
+                    raise PlaywrightError("scrapy-playwright returned no page")
+                if not rendered.meta.get("render_document_served"):
+                    result.flags.append("document_not_served")  # the route was not in place: counted, kept
+                    self.stats.inc_value("render/document_not_served")
+                await asyncio.wait_for(self._finish(browser_page, request, result), self.config.capture_deadline)
+                return result
+            except TimeoutError:
+                result.flags.append("capture_stuck")
+                self.stats.inc_value("render/capture_stuck")
+                logger.warning("Capturing %s took over %.0f s: the fetched HTML goes on alone", request.url,
+                               self.config.capture_deadline)
+                return _without_dom(result)
+            except Exception as exc:  # Playwright errors, render_stuck, a crashed browser
+                reason = exception_reason(exc)
+                if reason in RETRIED_REASONS and attempt < self.config.crash_retries:
+                    self.stats.inc_value("render/crash_retry")
+                    logger.info("Rendering %s failed (%s): trying it again", request.url, reason)
+                    continue
+                if reason in RETRIED_REASONS:
+                    self.stats.inc_value("render/crash_retry/gave_up")
+                result.flags.append("render_failed")
+                self.stats.inc_value(f"render/failed/{reason}")
+                logger.warning("Rendering %s failed (%s: %s): the fetched HTML goes on alone", request.url, reason,
+                               short_message(exc))
+                return _without_dom(result)
+            finally:
+                opened = browser_request.meta.get("playwright_page")  # set early: there after a failure too
+                if opened is not None:
+                    await _close(opened)
+        return _without_dom(result)  # not reached: the last attempt returns
+
+    def _browser_request(self, request: Request, response: Response, page: ExtractionPage) -> Request:
+        """The request scrapy-playwright opens: its main document is answered from ``response``."""
+        context_kwargs: dict[str, Any] = {
+            "viewport": {"width": self.config.viewport_width, "height": self.config.render_height}}
+        if self.config.proxy:
+            context_kwargs["proxy"] = {"server": self.config.proxy}
+        return Request(
+            response.url, dont_filter=True, priority=request.priority,
+            meta={
+                "playwright": True,
+                "playwright_include_page": True,
+                "playwright_context": CONTEXT_NAME,
+                "playwright_context_kwargs": context_kwargs,
+                "playwright_page_goto_kwargs": {"wait_until": "domcontentloaded"},
+                "playwright_page_init_callback": self._route_page,
+                "render_document": (response.url, page.body, f"text/html; charset={page.decoded.encoding}"),
+                "download_slot": RENDER_SLOT,
+                "dont_obey_robotstxt": True,
+                "dont_cache": True,
+                "dont_retry": True,
+                "dont_redirect": True,
+                "handle_httpstatus_all": True,
+                "autothrottle_dont_adjust_delay": True,
+            },
         )
-        request.meta.setdefault("playwright_page_goto_kwargs", {"wait_until": "domcontentloaded"})
-        return None
 
-    async def process_response(self, request: Request, response: Response) -> Response | Request:
-        page: Page | None = request.meta.pop("playwright_page", None)
-        if page is None:
-            return response
-        try:
-            return await asyncio.wait_for(self._finish(page, request, response), self.config.capture_deadline)
-        except TimeoutError:
-            result = request.meta["render_result"]
-            result.flags.append("capture_stuck")
-            self.stats.inc_value("render/capture_stuck")
-            logger.warning("Capturing %s took over %.0f s: kept as it was", request.url,
-                           self.config.capture_deadline)
-            return response
-        except PlaywrightError as exc:
-            reason = exception_reason(exc)
-            retry = self._retry(request, reason) if reason in RETRIED_REASONS else None
-            if retry is not None:
-                return retry
-            # Keep the page as navigation left it (DOMContentLoaded HTML), flagged.
-            result = request.meta["render_result"]
-            result.flags.append("capture_failed")
-            self.stats.inc_value("render/capture_failed")
-            logger.warning("Capture of %s failed: %s", request.url, short_message(exc))
-            return response
-        finally:
-            await _close(page)
+    async def _route_page(self, page: Page, request: Request) -> None:
+        """scrapy-playwright's page init callback: our route runs before its own (the later route wins)."""
+        url, body, document_type = request.meta["render_document"]
+        own_url = url.split("#", 1)[0]
+        blocked = set(self.config.block_resources)
+        served = 0
 
-    async def process_exception(self, request: Request, exception: Exception) -> Request | None:
-        page: Page | None = request.meta.pop("playwright_page", None)
-        if page is not None:
-            await _close(page)
-        reason = exception_reason(exception)
-        if request.meta.get("render") and reason in RETRIED_REASONS:
-            return self._retry(request, reason)
-        return None
+        async def handle(route: Route, browser_request: PlaywrightRequest) -> None:
+            nonlocal served
+            if browser_request.is_navigation_request():
+                if browser_request.frame.parent_frame is not None:  # an <iframe>'s document
+                    if "subframe" in blocked:
+                        await route.abort("blockedbyclient")
+                        self.stats.inc_value("render/blocked/subframe")
+                        return
+                    await route.fallback()
+                    return
+                if browser_request.url.split("#", 1)[0] == own_url and served < MAX_DOCUMENT_SERVES:
+                    served += 1
+                    request.meta["render_document_served"] = True
+                    await route.fulfill(status=200, headers={"content-type": document_type}, body=body)
+                    return
+                self.stats.inc_value("render/blocked/navigation")  # the page's script leaves it: stay
+                await route.abort("blockedbyclient")
+                return
+            kind = browser_request.resource_type
+            if kind in blocked:
+                self.stats.inc_value(f"render/blocked/{kind}")
+                await route.abort("blockedbyclient")
+                return
+            await route.fallback()  # scrapy-playwright's handler fetches it
 
-    def _retry(self, request: Request, reason: str) -> Request | None:
-        """Return the request again after a browser crash or hang, up to RENDER_CRASH_RETRIES."""
-        retries = request.meta.get("render_crash_retries", 0)
-        if retries >= self.config.crash_retries:
-            self.stats.inc_value("render/crash_retry/gave_up")
-            return None
-        self.stats.inc_value("render/crash_retry")
-        logger.info("Rendering %s failed (%s): trying it again", request.url, reason)
-        retry = request.copy()
-        for key in ("playwright_page", "render_result"):
-            retry.meta.pop(key, None)
-        retry.meta["render_crash_retries"] = retries + 1
-        retry.dont_filter = True
-        return retry
+        await page.route("**", handle)
 
-    async def _finish(self, page: Page, request: Request, response: Response) -> Response:
-        result = RenderResult()
-        request.meta["render_result"] = result
-        if not 200 <= response.status < 300 or not is_html_type(content_type(response)):
-            return response  # errors and non-HTML documents are not captured
+    async def _finish(self, page: Page, request: Request, result: RenderResult) -> None:
         try:
             await page.wait_for_load_state("load", timeout=self.config.load_timeout * 1000)
         except PlaywrightTimeoutError:
             result.flags.append("load_timeout")
             self.stats.inc_value("render/load_timeout")
-            logger.warning("Page did not finish loading in %.0f s, capturing it as it is: %s",
-                           self.config.load_timeout, request.url)
+            logger.info("Page did not finish loading in %.0f s, capturing it as it is: %s",
+                        self.config.load_timeout, request.url)
         facts: dict[str, Any] = await page.evaluate(_PAGE_FACTS_JS)
         html = await page.content()
-        body = html.encode("utf-8")
-        if self.config.max_size and len(body) > self.config.max_size:
+        if self.config.max_size and len(html) > self.config.max_size:
+            result.flags.append("rendered_too_large")
             self.stats.inc_value("render/too_large")
-            raise PageTooLarge(
-                f"rendered page is {len(body)} bytes, over DOWNLOAD_MAXSIZE {self.config.max_size}"
-            )
-        result.charset = facts.get("charset")
+            logger.warning("Rendered %s is over DOWNLOAD_MAXSIZE (%d characters): not kept", request.url, len(html))
+            return
+        result.html = html
         result.page_height = int(facts.get("height") or 0)
+        if facts.get("charset") and str(facts["charset"]).lower() != (result.charset or "").lower():
+            result.flags.append("render_charset_differs")  # a <meta> later in the page overrode the header
+            self.stats.inc_value("render/charset_differs")
         if self.config.screenshots:
             await self._screenshot(page, request, result)
         self.stats.inc_value("render/page")
-        return response.replace(body=body, encoding="utf-8")
 
     async def _screenshot(self, page: Page, request: Request, result: RenderResult) -> None:
-        height = min(result.page_height or self.config.viewport_height, self.config.max_height)
-        if (result.page_height or 0) > self.config.max_height:
+        limit = self.config.top_height if self.config.top_capture else self.config.max_height
+        height = max(1, min(result.page_height or self.config.viewport_height, limit))
+        if self.config.screenshot_region == "full" and (result.page_height or 0) > self.config.max_height:
             result.flags.append("screenshot_capped")
             self.stats.inc_value("render/screenshot_capped")
         for attempt in (1, 2):
             try:
-                png = await self._capture(page, height)
+                image = await self._capture(page, height)
             except PlaywrightError as exc:
                 if exception_reason(exc) == "browser_crash":
-                    raise  # retried as a whole page by process_response
+                    raise  # the page is rendered again as a whole
                 result.flags.append("screenshot_failed")
                 self.stats.inc_value("render/screenshot_failed")
                 logger.warning("Screenshot failed for %s: %s", request.url, short_message(exc))
                 return
-            gray = load_gray(png)
+            gray = load_gray(image)
             if is_blank(gray):
                 result.flags.append("screenshot_blank")
                 self.stats.inc_value("render/screenshot_blank")
             offset = repeated_top_offset(gray, self.config.viewport_height)
             if offset is None:
-                result.screenshot_png = png
+                result.screenshot = image
                 result.screenshot_height = gray.shape[0]
                 self.stats.inc_value("render/screenshot")
+                self.stats.inc_value("render/screenshot_bytes", len(image))
                 return
             self.stats.inc_value("render/screenshot_glitch")
             logger.warning("Screenshot of %s repeats its top at row %d (attempt %d)",
@@ -225,12 +358,21 @@ class RenderMiddleware:
 
     async def _capture(self, page: Page, height: int) -> bytes:
         clip: FloatRect = {"x": 0, "y": 0, "width": self.config.viewport_width, "height": height}
-        timeout = self.config.screenshot_timeout * 1000
-        if not self.config.serialize_screenshots:
-            return await page.screenshot(full_page=True, clip=clip, type="png", timeout=timeout)
+        options: dict[str, Any] = {"full_page": not self.config.top_capture, "clip": clip,
+                                   "type": self.config.screenshot_format,
+                                   "timeout": self.config.screenshot_timeout * 1000}
+        if self.config.screenshot_format == "jpeg":
+            options["quality"] = self.config.screenshot_quality
+        if self.config.top_capture and not self.config.serialize_screenshots:
+            return await page.screenshot(**options)
         async with self._screenshot_lock:
             await page.bring_to_front()
-            return await page.screenshot(full_page=True, clip=clip, type="png", timeout=timeout)
+            return await page.screenshot(**options)
+
+
+def _without_dom(result: RenderResult) -> RenderResult:
+    """A failed render keeps its flags and nothing half-made."""
+    return RenderResult(charset=result.charset, flags=result.flags)
 
 
 async def _close(page: Page) -> None:

@@ -3,7 +3,9 @@
 Start points are each site's start URLs, RSS/Atom feeds and sitemaps. From every HTML
 page it follows links inside the site's allowed prefixes (and its follow/deny patterns),
 canonicalising each URL so that one page is requested once, within the site's page and
-depth limits. Pages are rendered in Chromium unless the site says ``render: false``.
+depth limits. Every request goes through Scrapy's HTTP downloader; the pages of a site with
+``render: true`` (the default) are then rendered in Chromium from the fetched bytes
+(crawler/middlewares/render.py).
 Every page, good or failed, becomes a :class:`~extraction.record.Record` carrying its
 :class:`~extraction.page.Page` to the pipelines; the only requests
 that end without an item are those robots.txt forbids (counted in stats).
@@ -67,7 +69,20 @@ class NewsSitesSpider(Spider):
         spider.site_list = load_site_list(path)  # ${NAME} from the environment (the crawl command sets DEMO_URL)
         logger.info("Site list %s: %d site(s): %s", path, len(spider.site_list.sites),
                     ", ".join(site.name for site in spider.site_list.sites))
+        spider._site_slots(crawler.settings)
         return spider
+
+    def _site_slots(self, settings: BaseSettings) -> None:
+        """Give each site with its own ``delay`` / ``concurrency`` a download slot with them (DOWNLOAD_SLOTS)."""
+        slots = dict(settings.getdict("DOWNLOAD_SLOTS"))
+        for site in self.site_list.sites:
+            if site.download_slot is None:
+                continue
+            slots[site.download_slot] = {
+                "concurrency": site.concurrency or settings.getint("CONCURRENT_REQUESTS_PER_DOMAIN"),
+                "delay": site.delay if site.delay is not None else settings.getfloat("DOWNLOAD_DELAY"),
+            }
+        settings.set("DOWNLOAD_SLOTS", slots, priority="spider")
 
     # -- bookkeeping that survives a JOBDIR restart (SpiderState pickles self.state) --
 
@@ -99,7 +114,7 @@ class NewsSitesSpider(Spider):
         # Pages often link to their feed and sitemap: seen, so they are not fetched as pages.
         self._state["seen"].add(site.canonical(url))
         return Request(url, callback=callback, errback=self.on_error,
-                       meta={"site": site.name, "kind": kind})
+                       meta={"site": site.name, "kind": kind, **_politeness(site)})
 
     def _page_request(self, found_url: str, site: SiteConfig) -> Request | None:
         url = site.canonical(found_url)
@@ -122,7 +137,7 @@ class NewsSitesSpider(Spider):
         # old URL redirecting to a crawled one) would vanish without an item or an error.
         return Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True,
                        meta={"site": site.name, "kind": "page", "found_url": found_url,
-                             "canonical_url": url, "render": site.render})
+                             "canonical_url": url, "render": site.render, **_politeness(site)})
 
     def _site(self, name: str) -> SiteConfig:
         return next(site for site in self.site_list.sites if site.name == name)
@@ -136,18 +151,17 @@ class NewsSitesSpider(Spider):
         item = self._new_item(response.request, response.meta)
         item.status = response.status
         item.final_url = response.url
-        result: RenderResult | None = response.meta.get("render_result")
         media_type = content_type(response) or None
-        if result is not None and isinstance(response, TextResponse):
-            page = Page.from_text(response.text, response.url, encoding=result.charset or "utf-8",
-                                  content_type=media_type,
-                                  screenshot=result.screenshot_png, site=site.name)
-            item.rendered = True
+        page: Page = response.meta.get("fetched_page") or Page(response.body, response.url, media_type)
+        page.site = site.name
+        result: RenderResult | None = response.meta.get("render_result")
+        if result is not None:
+            page.rendered = result.html
+            page.screenshot = result.screenshot
+            item.rendered = result.html is not None
             item.page_height = result.page_height
             item.screenshot_height = result.screenshot_height
             item.flags.extend(result.flags)
-        else:
-            page = Page(response.body, response.url, media_type, site=site.name)
         item.page = page
         self._stat("crawl/page")
         self._stat(f"crawl/site/{site.name}")
@@ -237,6 +251,16 @@ class NewsSitesSpider(Spider):
             fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
             depth=meta.get("depth", 0),
         )
+
+
+def _politeness(site: SiteConfig) -> dict[str, Any]:
+    """Request meta for a site with its own slot; a fixed ``delay`` is not adapted by AutoThrottle."""
+    if site.download_slot is None:
+        return {}
+    meta: dict[str, Any] = {"download_slot": site.download_slot}
+    if site.delay is not None:
+        meta["autothrottle_dont_adjust_delay"] = True
+    return meta
 
 
 def _xml_text(response: Response) -> str:

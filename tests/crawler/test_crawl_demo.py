@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from crawler.middlewares.render import RenderConfig
 from crawler.render.screenshots import is_blank, png_size, repeated_top_offset
 from demo import DemoPage
 from demo.server import DemoServer
@@ -21,7 +22,6 @@ from tests.crawl_helpers import REPO, CrawlResult, needs_chromium, run_crawl
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
-MAX_HEIGHT = 8192
 
 
 def demo_sites(base: str, render: bool) -> list[dict[str, Any]]:
@@ -101,14 +101,15 @@ def test_rendered_stats_match_items(rendered: tuple[CrawlResult, dict[str, int]]
         assert stats[f"crawl/site/{site.name}"] == len(site.pages)
 
 
-def test_screenshots_are_real_full_page_pngs(rendered: tuple[CrawlResult, dict[str, int]]) -> None:
+def test_screenshots_are_real_pngs_of_the_top_region(rendered: tuple[CrawlResult, dict[str, int]]) -> None:
     result, _ = rendered
+    top = RenderConfig().top_height  # what the page-type model reads: CROP_RATIO x the viewport width
     for item in result.items:
         png = Path(item["screenshot_file"]).read_bytes()
         width, height = png_size(png)
         assert width == 1280
         assert item["page_height"] > 0
-        assert height == item["screenshot_height"] == min(item["page_height"], MAX_HEIGHT)
+        assert height == item["screenshot_height"] == min(item["page_height"], top)
         gray = load_gray(png)
         assert not is_blank(gray), item["canonical_url"]
         assert repeated_top_offset(gray, 800) is None, item["canonical_url"]
@@ -193,6 +194,24 @@ def test_rendering_off_means_plain_http(plain: tuple[CrawlResult, dict[str, int]
     by_url = {item["canonical_url"]: item for item in result.items}
     for page in js_pages:
         assert page.body[0][:30] not in by_url[server.url + page.path]["text"]
+
+
+def test_text_from_the_fetched_html_unless_scripts_built_the_content(
+        rendered: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:
+    """Rendered pages are read from their fetched bytes; the js-rendered layout's article body exists only in
+    the DOM, so those pages (and only those) are read from it (extraction/process.py, step 0)."""
+    result, _ = rendered
+    pages = _pages(server)
+    sources = {}
+    for item in result.items:
+        page = pages[item["canonical_url"]]
+        sources[item["canonical_url"]] = item["text_source"]
+        assert item["rendered"] and item["rendered_file"] is not None and item["rendered_file"] != item["html_file"]
+        if page.layout == "js-rendered":
+            assert item["text_source"] == "rendered" and page.body[0][:30] in item["text"]
+            assert page.body[0][:30] in read_archived_html(item["rendered_file"])
+    assert list(sources.values()).count("rendered") == 8 == result.stats["extract/source/rendered"]
+    assert result.stats["extract/source/raw"] == len(result.items) - 8
 
 
 def test_archived_html_reextracts(rendered: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:

@@ -85,6 +85,9 @@ def _one_site(extra: str) -> str:
         ("    deny: ['(unclosed']\n", "deny", "bad regular expression"),
         ("    feeds: ['ftp://s.test/rss']\n", "feeds", "not an absolute http"),
         ("    colour: red\n", "colour", "unknown field"),
+        ("    delay: -1\n", "delay", "seconds >= 0"),
+        ("    delay: soon\n", "delay", "seconds >= 0"),
+        ("    concurrency: 0\n", "concurrency", "positive integer"),
     ],
 )
 def test_bad_field_is_named_with_entry(extra: str, field: str, problem: str) -> None:
@@ -128,3 +131,31 @@ def test_default_demo_file_is_valid() -> None:
     site_list = load_site_list(REPO / "sites/demo.yaml", {"DEMO_URL": "http://h:1"})
     assert {s.name for s in site_list.sites} == {"en-gazette", "zh-jiangcheng"}
     assert all(s.max_pages <= DEFAULT_MAX_PAGES for s in site_list.sites)
+
+
+def test_per_site_politeness_gets_a_slot_of_its_own() -> None:
+    from scrapy.settings import Settings
+
+    from crawler.spiders.news_sites import NewsSitesSpider, _politeness
+
+    text = _one_site("    delay: 2.5\n    concurrency: 1\n") + (
+        "  - name: t\n    start_urls: [\"http://t.test/\"]\n    allowed_prefixes: [\"http://t.test/\"]\n"
+        "    concurrency: 8\n"
+        "  - name: u\n    start_urls: [\"http://u.test/\"]\n    allowed_prefixes: [\"http://u.test/\"]\n")
+    s, t, u = parse_site_list(text).sites
+    assert (s.delay, s.concurrency, s.download_slot) == (2.5, 1, "site:s")
+    assert (t.delay, t.concurrency, t.download_slot) == (None, 8, "site:t")
+    assert u.download_slot is None and _politeness(u) == {}
+    # A fixed delay is the site's own: AutoThrottle does not adapt it; a concurrency alone keeps AutoThrottle.
+    assert _politeness(s) == {"download_slot": "site:s", "autothrottle_dont_adjust_delay": True}
+    assert _politeness(t) == {"download_slot": "site:t"}
+    spider = NewsSitesSpider()
+    spider.site_list = parse_site_list(text)
+    settings = Settings({"DOWNLOAD_SLOTS": {"render": {"concurrency": 64}}, "CONCURRENT_REQUESTS_PER_DOMAIN": 4,
+                         "DOWNLOAD_DELAY": 0.5})
+    spider._site_slots(settings)
+    assert settings.getdict("DOWNLOAD_SLOTS") == {
+        "render": {"concurrency": 64},
+        "site:s": {"concurrency": 1, "delay": 2.5},
+        "site:t": {"concurrency": 8, "delay": 0.5},
+    }

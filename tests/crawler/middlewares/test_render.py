@@ -1,41 +1,54 @@
 from __future__ import annotations
 
 import asyncio
+import io
 from typing import Any
 
+import numpy as np
 import pytest
+from PIL import Image
 from playwright.async_api import Error as PlaywrightError
 from scrapy import Request
 from scrapy.exceptions import NotConfigured
+from scrapy.http import HtmlResponse, Response
 from scrapy.utils.test import get_crawler
 from scrapy_playwright.handler import BrowserContextWrapper
 
 from crawler.errors import RenderStuck
 from crawler.handlers import SharedPlaywrightDownloadHandler
 from crawler.middlewares.render import RenderConfig, RenderMiddleware
+from extraction.pagetype.models import CROP_RATIO
 
 
 def test_config_from_settings() -> None:
-    crawler = get_crawler(settings_dict={"RENDER_MAX_HEIGHT": 4000, "DOWNLOAD_MAXSIZE": 123})
+    crawler = get_crawler(settings_dict={"RENDER_MAX_HEIGHT": 4000, "DOWNLOAD_MAXSIZE": 123,
+                                         "RENDER_BLOCK_RESOURCES": "media, image",
+                                         "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT": 3})
     config = RenderConfig.from_settings(crawler.settings)
-    assert config.max_height == 4000 and config.max_size == 123 and config.serialize_screenshots
+    assert config.max_height == 4000 and config.max_size == 123 and not config.serialize_screenshots
+    assert config.block_resources == ("media", "image") and config.concurrency == 3
+    # The top region is what the page-type model reads, captured from a viewport that tall.
+    assert config.top_capture and config.top_height == round(CROP_RATIO * config.viewport_width)
+    assert config.render_height == config.top_height
+    full = RenderConfig.from_settings({"RENDER_SCREENSHOT_REGION": "full"})
+    assert not full.top_capture and full.render_height == full.viewport_height
+
+
+@pytest.mark.parametrize(("setting", "value", "message"), [
+    ("RENDER_SCREENSHOT_REGION", "middle", "RENDER_SCREENSHOT_REGION"),
+    ("RENDER_SCREENSHOT_FORMAT", "gif", "RENDER_SCREENSHOT_FORMAT"),
+    ("RENDER_SCREENSHOT_QUALITY", 0, "RENDER_SCREENSHOT_QUALITY"),
+    ("RENDER_BLOCK_RESOURCES", "media,videos", "videos"),
+    ("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT", 0, "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"),
+])
+def test_config_refuses_values_that_cannot_work(setting: str, value: Any, message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        RenderConfig.from_settings({setting: value})
 
 
 def test_disabled_rendering_is_not_configured() -> None:
     with pytest.raises(NotConfigured, match="RENDER_ENABLED"):
         RenderMiddleware.from_crawler(get_crawler(settings_dict={"RENDER_ENABLED": False}))
-
-
-def test_render_meta_becomes_playwright_meta() -> None:
-    middleware = RenderMiddleware.from_crawler(get_crawler(settings_dict={"RENDER_VIEWPORT_WIDTH": 1000}))
-    rendered = Request("http://a.test/", meta={"render": True})
-    plain = Request("http://a.test/", meta={"render": False})
-    middleware.process_request(rendered)
-    middleware.process_request(plain)
-    assert rendered.meta["playwright"] and rendered.meta["playwright_include_page"]
-    assert rendered.meta["playwright_context_kwargs"]["viewport"]["width"] == 1000
-    assert rendered.meta["playwright_page_goto_kwargs"] == {"wait_until": "domcontentloaded"}
-    assert "playwright" not in plain.meta
 
 
 def test_one_playwright_handler_for_both_schemes() -> None:
@@ -54,9 +67,21 @@ def _run(coro: Any) -> Any:
         loop.close()
 
 
-class FakePage:
-    def __init__(self) -> None:
+def _png(height: int, width: int = 64) -> bytes:
+    rng = np.random.default_rng(height)
+    image = Image.fromarray(rng.integers(0, 255, size=(height, width), dtype=np.uint8))
+    out = io.BytesIO()
+    image.save(out, format="PNG")
+    return out.getvalue()
+
+
+class FakeBrowserPage:
+    """The Playwright page calls the middleware makes after navigation."""
+
+    def __init__(self, html: str = "<html><body><p>rendered</p></body></html>", height: int = 3000) -> None:
+        self.html, self.height = html, height
         self.closed = False
+        self.shots: list[dict[str, Any]] = []
 
     def is_closed(self) -> bool:
         return self.closed
@@ -64,30 +89,192 @@ class FakePage:
     async def close(self) -> None:
         self.closed = True
 
+    async def wait_for_load_state(self, state: str, timeout: float) -> None:
+        return None
 
-def test_page_rendered_again_once_after_a_browser_crash() -> None:
-    crawler = get_crawler(settings_dict={"RENDER_CRASH_RETRIES": 1})
+    async def evaluate(self, script: str) -> dict[str, Any]:
+        return {"height": self.height, "charset": "GBK"}
+
+    async def content(self) -> str:
+        return self.html
+
+    async def bring_to_front(self) -> None:
+        return None
+
+    async def screenshot(self, **options: Any) -> bytes:
+        self.shots.append(options)
+        return _png(int(options["clip"]["height"]))
+
+
+class FakeEngine:
+    """``engine.download_async``: fails ``failures`` times, then returns the browser's response."""
+
+    def __init__(self, page: FakeBrowserPage, failures: list[Exception] | None = None) -> None:
+        self.page, self.failures = page, list(failures or [])
+        self.requests: list[Request] = []
+
+    async def download_async(self, request: Request) -> HtmlResponse:
+        self.requests.append(request)
+        if self.failures:
+            raise self.failures.pop(0)
+        request.meta["playwright_page"] = self.page
+        request.meta["render_document_served"] = True
+        return HtmlResponse(request.url, body=b"<html></html>", request=request)
+
+
+def _middleware(engine: FakeEngine, **settings: Any) -> tuple[RenderMiddleware, Any]:
+    crawler = get_crawler(settings_dict=settings)
     crawler.stats.open_spider()  # type: ignore[union-attr]
-    middleware = RenderMiddleware.from_crawler(crawler)
-    page = FakePage()
-    request = Request("http://a.test/", meta={"render": True, "playwright_page": page})
+    crawler.engine = engine  # type: ignore[assignment]
+    return RenderMiddleware.from_crawler(crawler), crawler.stats
+
+
+GBK_PAGE = ("<html><head><title>新闻</title></head><body><p>城市新闻报道，记者今天从市政府获悉。</p></body></html>"
+            .encode("gbk"))
+
+
+def test_fetched_page_is_rendered_from_its_own_bytes_with_the_detected_charset() -> None:
+    browser_page = FakeBrowserPage()
+    engine = FakeEngine(browser_page)
+    middleware, stats = _middleware(engine)
+    request = Request("http://a.test/news/1.html", meta={"render": True})
+    response = HtmlResponse(request.url, body=GBK_PAGE, headers={"Content-Type": "text/html"}, request=request)
+    out = _run(middleware.process_response(request, response))
+    assert out is response  # the fetched response goes on untouched
+    (browser_request,) = engine.requests
+    url, body, document_type = browser_request.meta["render_document"]
+    assert url == request.url and body == GBK_PAGE and document_type == "text/html; charset=gb18030"
+    assert browser_request.meta["playwright"] and browser_request.meta["download_slot"] == "render"
+    assert browser_request.meta["dont_obey_robotstxt"] and browser_request.meta["dont_cache"]
+    assert browser_request.meta["playwright_context_kwargs"]["viewport"]["height"] == middleware.config.top_height
+    result = request.meta["render_result"]
+    assert result.html == browser_page.html and result.page_height == 3000
+    assert result.screenshot_height == middleware.config.top_height  # the top region only
+    assert browser_page.shots[0]["full_page"] is False and browser_page.closed
+    assert request.meta["fetched_page"].decoded.encoding == "gb18030"
+    assert stats.get_value("render/page") == 1 and stats.get_value("render/screenshot_bytes") == len(result.screenshot)
+
+
+def test_full_page_region_captures_the_whole_page_up_to_max_height() -> None:
+    browser_page = FakeBrowserPage(height=5000)
+    middleware, _ = _middleware(FakeEngine(browser_page), RENDER_SCREENSHOT_REGION="full", RENDER_MAX_HEIGHT=4000)
+    request = Request("http://a.test/", meta={"render": True})
+    _run(middleware.process_response(request, HtmlResponse(request.url, body=b"<p>x</p>", request=request)))
+    result = request.meta["render_result"]
+    assert result.screenshot_height == 4000 and "screenshot_capped" in result.flags
+    assert browser_page.shots[0]["full_page"] is True
+
+
+def test_plain_error_and_non_html_responses_are_not_rendered() -> None:
+    engine = FakeEngine(FakeBrowserPage())
+    middleware, _ = _middleware(engine)
+    plain = Request("http://a.test/", meta={"render": False})
+    missing = Request("http://a.test/gone", meta={"render": True})
+    pdf = Request("http://a.test/a.pdf", meta={"render": True})
+    _run(middleware.process_response(plain, HtmlResponse(plain.url, body=b"<p>x</p>", request=plain)))
+    _run(middleware.process_response(missing, HtmlResponse(missing.url, status=404, body=b"<p>x</p>", request=missing)))
+    _run(middleware.process_response(pdf, Response(pdf.url, body=b"%PDF-1.4", request=pdf,
+                                                   headers={"Content-Type": "application/pdf"})))
+    assert engine.requests == [] and not any("render_result" in r.meta for r in (plain, missing, pdf))
+
+
+def test_render_tried_again_after_a_browser_crash_then_given_up_without_losing_the_page() -> None:
     crash = PlaywrightError("Target page, context or browser has been closed")
-    retry = _run(middleware.process_exception(request, crash))
-    assert page.closed
-    assert isinstance(retry, Request) and retry.url == request.url and retry.dont_filter
-    assert retry.meta["render_crash_retries"] == 1 and "playwright_page" not in retry.meta
-    assert _run(middleware.process_exception(retry, crash)) is None  # gave up: the errback decides
-    stats = crawler.stats.get_stats()  # type: ignore[union-attr]
-    assert stats["render/crash_retry"] == 1 and stats["render/crash_retry/gave_up"] == 1
+    engine = FakeEngine(FakeBrowserPage(), failures=[crash])
+    middleware, stats = _middleware(engine, RENDER_CRASH_RETRIES=1)
+    request = Request("http://a.test/", meta={"render": True})
+    _run(middleware.process_response(request, HtmlResponse(request.url, body=b"<p>x</p>", request=request)))
+    assert len(engine.requests) == 2 and request.meta["render_result"].html is not None
+    assert stats.get_value("render/crash_retry") == 1
+
+    engine = FakeEngine(FakeBrowserPage(), failures=[crash, crash])
+    middleware, stats = _middleware(engine, RENDER_CRASH_RETRIES=1)
+    request = Request("http://a.test/", meta={"render": True})
+    response = HtmlResponse(request.url, body=b"<p>x</p>", request=request)
+    assert _run(middleware.process_response(request, response)) is response
+    result = request.meta["render_result"]
+    assert result.html is None and result.screenshot is None and "render_failed" in result.flags
+    assert stats.get_value("render/crash_retry/gave_up") == 1
+    assert stats.get_value("render/failed/browser_crash") == 1
 
 
 def test_other_failures_are_not_retried() -> None:
-    middleware = RenderMiddleware.from_crawler(get_crawler())
+    engine = FakeEngine(FakeBrowserPage(), failures=[PlaywrightError("net::ERR_TOO_MANY_REDIRECTS")])
+    middleware, _ = _middleware(engine)
     request = Request("http://a.test/", meta={"render": True})
-    assert _run(middleware.process_exception(request, PlaywrightError("net::ERR_TOO_MANY_REDIRECTS"))) is None
-    assert _run(middleware.process_exception(request, RenderStuck("no answer"))) is not None
-    plain = Request("http://a.test/", meta={"render": False})
-    assert _run(middleware.process_exception(plain, RenderStuck("no answer"))) is None
+    _run(middleware.process_response(request, HtmlResponse(request.url, body=b"<p>x</p>", request=request)))
+    assert len(engine.requests) == 1 and "render_failed" in request.meta["render_result"].flags
+    engine = FakeEngine(FakeBrowserPage(), failures=[RenderStuck("no answer")])
+    middleware, _ = _middleware(engine)
+    request = Request("http://a.test/", meta={"render": True})
+    _run(middleware.process_response(request, HtmlResponse(request.url, body=b"<p>x</p>", request=request)))
+    assert len(engine.requests) == 2  # a hung browser is a retried reason
+
+
+class FakeFrame:
+    def __init__(self, parent: FakeFrame | None = None) -> None:
+        self.parent_frame = parent
+
+
+class FakeBrowserRequest:
+    def __init__(self, url: str, resource_type: str, navigation: bool = False, frame: FakeFrame | None = None) -> None:
+        self.url, self.resource_type, self._navigation = url, resource_type, navigation
+        self.frame = frame or FakeFrame()
+
+    def is_navigation_request(self) -> bool:
+        return self._navigation
+
+
+class FakeRoute:
+    def __init__(self) -> None:
+        self.outcome: tuple[str, Any] | None = None
+
+    async def fulfill(self, **kwargs: Any) -> None:
+        self.outcome = ("fulfill", kwargs)
+
+    async def abort(self, error_code: str = "failed") -> None:
+        self.outcome = ("abort", error_code)
+
+    async def fallback(self) -> None:
+        self.outcome = ("fallback", None)
+
+
+class RoutedPage:
+    def __init__(self) -> None:
+        self.handler: Any = None
+
+    async def route(self, pattern: str, handler: Any) -> None:
+        assert pattern == "**"
+        self.handler = handler
+
+
+def test_route_serves_the_document_and_applies_the_subresource_policy() -> None:
+    middleware, stats = _middleware(FakeEngine(FakeBrowserPage()))
+    request = Request("http://a.test/a.html", meta={
+        "render_document": ("http://a.test/a.html", b"<p>bytes</p>", "text/html; charset=utf-8")})
+    page = RoutedPage()
+    _run(middleware._route_page(page, request))  # type: ignore[arg-type]
+
+    def answer(browser_request: FakeBrowserRequest) -> tuple[str, Any]:
+        route = FakeRoute()
+        _run(page.handler(route, browser_request))
+        assert route.outcome is not None
+        return route.outcome
+
+    kind, served = answer(FakeBrowserRequest("http://a.test/a.html#top", "document", navigation=True))
+    assert kind == "fulfill" and served["body"] == b"<p>bytes</p>"
+    assert served["headers"]["content-type"] == "text/html; charset=utf-8" and request.meta["render_document_served"]
+    assert answer(FakeBrowserRequest("http://elsewhere.test/", "document", navigation=True))[0] == "abort"
+    frame = FakeBrowserRequest("http://ads.test/frame", "document", navigation=True, frame=FakeFrame(FakeFrame()))
+    assert answer(frame)[0] == "abort"
+    assert answer(FakeBrowserRequest("http://a.test/f.woff2", "font"))[0] == "abort"
+    assert answer(FakeBrowserRequest("http://a.test/v.mp4", "media"))[0] == "abort"
+    assert answer(FakeBrowserRequest("http://a.test/s.css", "stylesheet"))[0] == "fallback"
+    assert answer(FakeBrowserRequest("http://a.test/i.png", "image"))[0] == "fallback"
+    for _ in range(10):  # a page reloading itself forever gets its bytes a few times, then nothing
+        answer(FakeBrowserRequest("http://a.test/a.html", "document", navigation=True))
+    assert answer(FakeBrowserRequest("http://a.test/a.html", "document", navigation=True))[0] == "abort"
+    assert stats.get_value("render/blocked/font") == 1 and stats.get_value("render/blocked/subframe") == 1
 
 
 class FakeContext:

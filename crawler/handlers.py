@@ -14,6 +14,7 @@
 3. **No download waits forever.** Playwright's own timeouts bound navigation, but a request
    can also wait for a page slot or on a driver that stopped answering; RENDER_DEADLINE
    (seconds, for the whole browser download) turns such a wait into a ``render_stuck`` error.
+4. **No per-request debug logging unless asked for** (``LOG_LEVEL=DEBUG``): see ``__init__``.
 """
 
 from __future__ import annotations
@@ -44,6 +45,13 @@ class SharedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
     def __init__(self, crawler: Crawler) -> None:
         super().__init__(crawler)
         self.deadline = RenderConfig.from_settings(crawler.settings).deadline
+        # scrapy-playwright attaches a request and a response logger to every page when its logger is
+        # enabled for DEBUG, and each reads the message's headers over the driver: two round trips per
+        # subresource (a third of the crawl process's time on real pages). Scrapy's LOG_LEVEL filters at
+        # the handler, so the logger itself follows LOG_LEVEL here.
+        level = logging.getLevelName(str(crawler.settings.get("LOG_LEVEL", "DEBUG")).upper())
+        if isinstance(level, int) and level > logging.DEBUG:
+            logging.getLogger("scrapy-playwright").setLevel(level)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Any:

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -176,6 +177,8 @@ class RenderMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self._slots = asyncio.Semaphore(config.concurrency)
+        # Chromium's own requests say who fetches them, as Scrapy's do.
+        self.user_agent: str = crawler.settings.get("USER_AGENT") or ""
         # One full-page screenshot at a time when serialised (puppeteer#1576).
         self._screenshot_lock = asyncio.Lock()
 
@@ -196,7 +199,9 @@ class RenderMiddleware:
         request.meta["fetched_page"] = page  # decoded once: the spider builds its item from it
         if page.refusal is not None:
             return response
+        started = time.monotonic()
         async with self._slots:
+            self._seconds("wait", started)
             request.meta["render_result"] = await self._render(request, response, page)
         return response
 
@@ -206,7 +211,9 @@ class RenderMiddleware:
             browser_request = self._browser_request(request, response, page)
             try:
                 assert self.crawler.engine is not None
+                started = time.monotonic()
                 rendered = await self.crawler.engine.download_async(browser_request)
+                self._seconds("open", started)
                 browser_page: Page | None = rendered.meta.get("playwright_page")
                 if browser_page is None:
                     raise PlaywrightError("scrapy-playwright returned no page")
@@ -243,7 +250,8 @@ class RenderMiddleware:
     def _browser_request(self, request: Request, response: Response, page: ExtractionPage) -> Request:
         """The request scrapy-playwright opens: its main document is answered from ``response``."""
         context_kwargs: dict[str, Any] = {
-            "viewport": {"width": self.config.viewport_width, "height": self.config.render_height}}
+            "viewport": {"width": self.config.viewport_width, "height": self.config.render_height},
+            "user_agent": self.user_agent}
         if self.config.proxy:
             context_kwargs["proxy"] = {"server": self.config.proxy}
         return Request(
@@ -281,7 +289,7 @@ class RenderMiddleware:
                         await route.abort("blockedbyclient")
                         self.stats.inc_value("render/blocked/subframe")
                         return
-                    await route.fallback()
+                    await route.continue_()
                     return
                 if browser_request.url.split("#", 1)[0] == own_url and served < MAX_DOCUMENT_SERVES:
                     served += 1
@@ -296,11 +304,18 @@ class RenderMiddleware:
                 self.stats.inc_value(f"render/blocked/{kind}")
                 await route.abort("blockedbyclient")
                 return
-            await route.fallback()  # scrapy-playwright's handler fetches it
+            # Fetched by Chromium as it asked (the context carries the crawl's User-Agent). Not handed on to
+            # scrapy-playwright's handler, which reads every request's headers over the driver first.
+            await route.continue_()
 
         await page.route("**", handle)
 
+    def _seconds(self, phase: str, started: float) -> None:
+        """Add the milliseconds since ``started`` to ``render/ms/<phase>`` (README, "Stats")."""
+        self.stats.inc_value(f"render/ms/{phase}", round(1000 * (time.monotonic() - started)))
+
     async def _finish(self, page: Page, request: Request, result: RenderResult) -> None:
+        started = time.monotonic()
         try:
             await page.wait_for_load_state("load", timeout=self.config.load_timeout * 1000)
         except PlaywrightTimeoutError:
@@ -308,8 +323,11 @@ class RenderMiddleware:
             self.stats.inc_value("render/load_timeout")
             logger.info("Page did not finish loading in %.0f s, capturing it as it is: %s",
                         self.config.load_timeout, request.url)
+        self._seconds("load", started)
+        started = time.monotonic()
         facts: dict[str, Any] = await page.evaluate(_PAGE_FACTS_JS)
         html = await page.content()
+        self._seconds("dom", started)
         if self.config.max_size and len(html) > self.config.max_size:
             result.flags.append("rendered_too_large")
             self.stats.inc_value("render/too_large")
@@ -321,7 +339,9 @@ class RenderMiddleware:
             result.flags.append("render_charset_differs")  # a <meta> later in the page overrode the header
             self.stats.inc_value("render/charset_differs")
         if self.config.screenshots:
+            started = time.monotonic()
             await self._screenshot(page, request, result)
+            self._seconds("screenshot", started)
         self.stats.inc_value("render/page")
 
     async def _screenshot(self, page: Page, request: Request, result: RenderResult) -> None:
@@ -340,11 +360,11 @@ class RenderMiddleware:
                 self.stats.inc_value("render/screenshot_failed")
                 logger.warning("Screenshot failed for %s: %s", request.url, short_message(exc))
                 return
-            gray = load_gray(image)
+            gray = load_gray(image)  # decoded once: the page-type model reads the same array (cached)
             if is_blank(gray):
                 result.flags.append("screenshot_blank")
                 self.stats.inc_value("render/screenshot_blank")
-            offset = repeated_top_offset(gray, self.config.viewport_height)
+            offset = repeated_top_offset(gray, self.config.viewport_height)  # every method checked: measured
             if offset is None:
                 result.screenshot = image
                 result.screenshot_height = gray.shape[0]

@@ -147,6 +147,7 @@ def test_fetched_page_is_rendered_from_its_own_bytes_with_the_detected_charset()
     assert browser_request.meta["playwright"] and browser_request.meta["download_slot"] == "render"
     assert browser_request.meta["dont_obey_robotstxt"] and browser_request.meta["dont_cache"]
     assert browser_request.meta["playwright_context_kwargs"]["viewport"]["height"] == middleware.config.top_height
+    assert browser_request.meta["playwright_context_kwargs"]["user_agent"] == middleware.user_agent != ""
     result = request.meta["render_result"]
     assert result.html == browser_page.html and result.page_height == 3000
     assert result.screenshot_height == middleware.config.top_height  # the top region only
@@ -235,8 +236,8 @@ class FakeRoute:
     async def abort(self, error_code: str = "failed") -> None:
         self.outcome = ("abort", error_code)
 
-    async def fallback(self) -> None:
-        self.outcome = ("fallback", None)
+    async def continue_(self) -> None:
+        self.outcome = ("continue", None)
 
 
 class RoutedPage:
@@ -269,8 +270,8 @@ def test_route_serves_the_document_and_applies_the_subresource_policy() -> None:
     assert answer(frame)[0] == "abort"
     assert answer(FakeBrowserRequest("http://a.test/f.woff2", "font"))[0] == "abort"
     assert answer(FakeBrowserRequest("http://a.test/v.mp4", "media"))[0] == "abort"
-    assert answer(FakeBrowserRequest("http://a.test/s.css", "stylesheet"))[0] == "fallback"
-    assert answer(FakeBrowserRequest("http://a.test/i.png", "image"))[0] == "fallback"
+    assert answer(FakeBrowserRequest("http://a.test/s.css", "stylesheet"))[0] == "continue"
+    assert answer(FakeBrowserRequest("http://a.test/i.png", "image"))[0] == "continue"
     for _ in range(10):  # a page reloading itself forever gets its bytes a few times, then nothing
         answer(FakeBrowserRequest("http://a.test/a.html", "document", navigation=True))
     assert answer(FakeBrowserRequest("http://a.test/a.html", "document", navigation=True))[0] == "abort"

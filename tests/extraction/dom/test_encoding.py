@@ -76,3 +76,23 @@ def test_declared_charset_survives_a_few_broken_bytes() -> None:
     assert "市政府今日召开会议" in decoded.text
     many = body[:300] + b"\xb0\xff" * 200 + body[300:]  # mostly broken: not believed
     assert decode_html(many).source != "meta"
+
+
+@pytest.mark.parametrize("declared", ["<meta charset=iso-8859-1>", "<meta charset=windows-1252>",
+                                      "<meta http-equiv=Content-Type content='text/html; charset=latin2'>"])
+def test_valid_utf8_wins_over_a_stale_single_byte_declaration(declared: str) -> None:
+    """Pages re-encoded to UTF-8 that kept their old <meta> (22 of 2,000 replayed dataset pages were mojibake)."""
+    body = f"{declared}<p>Café crème, naïve façade — “quoted”</p>".encode()
+    decoded = decode_html(body)
+    assert decoded.encoding == "utf-8" and decoded.source == "utf-8" and "Café crème" in decoded.text
+    header = decode_html("<p>Café</p>".encode(), "text/html; charset=ISO-8859-1")
+    assert header.encoding == "utf-8" and header.text == "<p>Café</p>"
+
+
+def test_a_real_single_byte_page_keeps_its_declaration() -> None:
+    for text, charset in (("<p>Café crème</p>", "iso-8859-1"), ("<p>Привет, мир</p>", "windows-1251"),
+                          ("<p>Zażółć gęślą</p>", "iso-8859-2")):
+        decoded = decode_html(f"<meta charset={charset}>{text}".encode(charset))
+        assert decoded.source == "meta" and text in decoded.text
+    ascii_page = decode_html(b"<meta charset=iso-8859-1><p>plain</p>")
+    assert ascii_page.source == "meta"  # nothing to tell: the declaration stands

@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench bench-templates train-blocks render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages python-packages extras demo test lint bench bench-replay bench-templates train-blocks render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -48,6 +48,13 @@ lint: setup
 # Crawl benchmark: rendered vs plain HTTP on the demo sites, side by side.
 bench: setup
 	$(BIN)/python -m bench.crawl_bench
+
+# Replay benchmark (needs ../shared/datasets): real dataset pages crawled at their original URLs through a
+# local proxy with the default settings, plain (2,000 pages) and rendered (600 pages): pages/s, memory over
+# time, screenshot bytes, crawl F1 beside offline F1 (bench/results/replay-*/replay.md).
+bench-replay: setup
+	$(BIN)/python -m bench.replay_bench --pages 2000 --render off --out bench/results/replay-plain
+	$(BIN)/python -m bench.replay_bench --pages 600 --render on --out bench/results/replay-rendered
 
 # Template library benchmarks (need ../shared/datasets/msv-big5): quality and cost per page.
 bench-templates: setup

@@ -41,7 +41,7 @@ BENCH_DATASETS = ("wcxb-dev", "l3s-gn1", "cleaneval", "dragnet", "trafilatura-ev
                   "chinese-wced-dev", "gne-chinese")
 TIMELINE_INTERVAL = 1.0  # s between timeline samples (the peaks come from MemorySampler, every 0.2 s)
 PROGRESS_EVERY = 10.0  # s between progress lines
-STAT_PREFIXES = ("crawl/", "render/", "page/", "downloader/response_status", "log_count/", "memusage/")
+STAT_PREFIXES = ("crawl/", "render/", "page/", "extract/", "downloader/response_status", "log_count/", "memusage/")
 FLATNESS_POINTS = (0.1, 0.5, 0.9, 1.0)  # shares of the pages at which RSS is reported
 
 

@@ -51,6 +51,7 @@ from crawler.errors import exception_reason, short_message
 from crawler.render.screenshots import is_blank, repeated_top_offset
 from crawler.responses import content_type, is_html_type
 from extraction.config import ComponentConfig
+from extraction.dom.encoding import normalise_encoding
 from extraction.page import Page as ExtractionPage
 from extraction.pagetype.models import CROP_RATIO, load_gray
 
@@ -263,7 +264,7 @@ class RenderMiddleware:
                 "playwright_context_kwargs": context_kwargs,
                 "playwright_page_goto_kwargs": {"wait_until": "domcontentloaded"},
                 "playwright_page_init_callback": self._route_page,
-                "render_document": (response.url, page.body, f"text/html; charset={page.decoded.encoding}"),
+                "render_document": (response.url, page.body, f"text/html; charset={web_label(page.decoded.encoding)}"),
                 "download_slot": RENDER_SLOT,
                 "dont_obey_robotstxt": True,
                 "dont_cache": True,
@@ -335,7 +336,7 @@ class RenderMiddleware:
             return
         result.html = html
         result.page_height = int(facts.get("height") or 0)
-        if facts.get("charset") and str(facts["charset"]).lower() != (result.charset or "").lower():
+        if facts.get("charset") and normalise_encoding(str(facts["charset"])) != normalise_encoding(result.charset):
             result.flags.append("render_charset_differs")  # a <meta> later in the page overrode the header
             self.stats.inc_value("render/charset_differs")
         if self.config.screenshots:
@@ -388,6 +389,22 @@ class RenderMiddleware:
         async with self._screenshot_lock:
             await page.bring_to_front()
             return await page.screenshot(**options)
+
+
+# Python codec names that are not labels of the WHATWG Encoding Standard (what Chromium reads in a
+# Content-Type), and the label of the same encoding.
+_WEB_LABELS = {"big5hkscs": "big5", "mac-roman": "macintosh", "cp874": "windows-874", "euc_kr": "euc-kr",
+               "euc_jp": "euc-jp", "iso2022_jp": "iso-2022-jp", "utf-16-le": "utf-16le", "utf-16-be": "utf-16be"}
+
+
+def web_label(codec: str) -> str:
+    """Return the WHATWG label Chromium understands for a Python codec name (``big5hkscs`` -> ``big5``)."""
+    name = _WEB_LABELS.get(codec, codec)
+    if name.startswith("iso8859-"):
+        return "iso-8859-" + name.removeprefix("iso8859-")
+    if name.startswith("cp125"):
+        return "windows-" + name.removeprefix("cp")
+    return name.replace("_", "-")
 
 
 def _without_dom(result: RenderResult) -> RenderResult:

@@ -16,7 +16,7 @@ from scrapy_playwright.handler import BrowserContextWrapper
 
 from crawler.errors import RenderStuck
 from crawler.handlers import SharedPlaywrightDownloadHandler
-from crawler.middlewares.render import RenderConfig, RenderMiddleware
+from crawler.middlewares.render import RenderConfig, RenderMiddleware, web_label
 from extraction.pagetype.models import CROP_RATIO
 
 
@@ -317,3 +317,11 @@ def test_disconnect_wakes_requests_waiting_on_the_dead_context() -> None:
 
     assert _run(scenario()) is True
     assert handler.context_wrappers == {}
+
+
+@pytest.mark.parametrize(("codec", "label"), [
+    ("utf-8", "utf-8"), ("gb18030", "gb18030"), ("big5hkscs", "big5"), ("cp1252", "windows-1252"),
+    ("iso8859-2", "iso-8859-2"), ("shift_jis", "shift-jis"), ("euc_kr", "euc-kr"), ("koi8-r", "koi8-r"),
+])
+def test_the_detected_charset_is_served_under_a_label_chromium_knows(codec: str, label: str) -> None:
+    assert web_label(codec) == label

@@ -269,8 +269,10 @@ CONTENT_FIELDS = ("title", "lang", "page_type", "page_type_confidence", "page_ty
 def test_extract_of_an_archived_page_gives_the_crawl_record(mode: str, request: pytest.FixtureRequest,
                                                             server: DemoServer, tmp_path: Path) -> None:
     """The crawl and `scrapy extract` run one flow: the archived page (with its screenshot, URL and site)
-    extracts to the crawl's record. The templates are frozen first: a second crawl applies the first
-    crawl's store without learning, so both sides see the same templates."""
+    extracts to the crawl's record; the archived HTML is the one the text came from (``text_source``: the
+    fetched bytes, or the rendered DOM of a page whose content scripts built). The templates are frozen
+    first: a second crawl applies the first crawl's store without learning, so both sides see the same
+    templates."""
     first, _ = request.getfixturevalue(mode)
     store = first.archive.parent / "templates_db"
     second = run_crawl(tmp_path, demo_sites(server.url, render=mode == "rendered"),
@@ -282,8 +284,11 @@ def test_extract_of_an_archived_page_gives_the_crawl_record(mode: str, request: 
         chosen += [next(i for i in items if i["page_type"] == "list"),
                    next(i for i in items if i["page_type"] == "article"),
                    next(i for i in items if (i["template_cleaning"] or {}).get("removed_nodes"))]
+        if mode == "rendered":
+            chosen.append(next(i for i in items if i["text_source"] == "rendered"))
     for item in chosen:
-        command = [sys.executable, "-m", "scrapy", "extract", item["html_file"], "--url", item["final_url"],
+        source = item["rendered_file"] if item["text_source"] == "rendered" else item["html_file"]
+        command = [sys.executable, "-m", "scrapy", "extract", source, "--url", item["final_url"],
                    "--site", item["site"], "-s", f"TEMPLATES_STORE={store}", "--nolog"]
         if item["screenshot_file"]:
             command += ["--screenshot", item["screenshot_file"]]

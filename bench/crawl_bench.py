@@ -29,9 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from bench.procs import MIB, SAMPLE_INTERVAL, MemorySampler, cpu_seconds, foreign_crawlers, kill_tree, other_cores
+from crawler.render import chromium_path
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM = chromium_path()
 DISTURBED = 0.15  # a run is "disturbed" when other processes used this share of all CPUs
 STAT_PREFIXES = ("log_count/", "crawl/", "render/", "finish_reason", "downloader/response_status")
 

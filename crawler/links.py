@@ -8,16 +8,18 @@ Scrapy ignores (images, archives, media, office documents) left out, each URL on
 
 from __future__ import annotations
 
+import functools
 from urllib.parse import urljoin, urlparse
 
 from lxml import html
 from scrapy.linkextractors import IGNORED_EXTENSIONS
-from scrapy.utils.url import url_has_any_extension
 from w3lib.html import strip_html5_whitespace
 from w3lib.url import safe_url_string
 
 _SCHEMES = frozenset({"http", "https", "file"})
-_DENY_EXTENSIONS = {f".{extension}" for extension in IGNORED_EXTENSIONS}
+_DENY_EXTENSIONS = tuple(f".{extension}" for extension in IGNORED_EXTENSIONS)
+# A site's pages repeat their navigation links: each distinct (link, encoding) is made safe once.
+SAFE_URL_CACHE = 16_384
 
 
 def page_links(root: html.HtmlElement, url: str, encoding: str = "utf-8") -> list[str]:
@@ -30,11 +32,22 @@ def page_links(root: html.HtmlElement, url: str, encoding: str = "utf-8") -> lis
         if href is None:
             continue
         try:
-            link = safe_url_string(urljoin(base_url, strip_html5_whitespace(href)), encoding=encoding)
+            link = _safe_url(urljoin(base_url, strip_html5_whitespace(href)), encoding)
         except ValueError:  # bogus links (bad ports, broken IPv6 hosts)
             continue
-        parsed = urlparse(link)
-        if parsed.scheme not in _SCHEMES or url_has_any_extension(parsed, _DENY_EXTENSIONS):
-            continue
-        found.setdefault(link, None)
+        if link is not None:
+            found.setdefault(link, None)
     return list(found)
+
+
+@functools.lru_cache(maxsize=SAFE_URL_CACHE)
+def _safe_url(url: str, encoding: str) -> str | None:
+    """Return ``url`` made safe (w3lib), or None when its scheme or extension is not followed.
+
+    The extension test is Scrapy's ``url_has_any_extension`` (the path's extension, lower-cased).
+    """
+    link = safe_url_string(url, encoding=encoding)
+    parsed = urlparse(link)
+    if parsed.scheme not in _SCHEMES or parsed.path.lower().endswith(_DENY_EXTENSIONS):
+        return None
+    return link

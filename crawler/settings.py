@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 
+from crawler.render import chromium_path
 from extraction.record import EXPORT_FIELDS
 
 BOT_NAME = "newscorpus"
@@ -48,7 +49,7 @@ DOWNLOAD_HANDLERS = {
 TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
 PLAYWRIGHT_BROWSER_TYPE = "chromium"
 PLAYWRIGHT_LAUNCH_OPTIONS = {
-    "executable_path": os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"),
+    "executable_path": chromium_path(),  # $CHROMIUM_PATH, else Debian's chromium-headless-shell, else chromium
     "headless": True,
     # Without the networking flags Chromium floods a closed network with refused
     # connections (../shared/ENVIRONMENT.md).
@@ -98,11 +99,14 @@ WEB2TEXT_MODEL_DIR = os.environ.get("WEB2TEXT_MODEL_DIR", "")  # unary/pairwise 
 
 # --- items and export ------------------------------------------------------------------
 # ARCHIVE_ENABLED, ARCHIVE_DIR: defaults in pipelines/archive.py (ArchiveConfig).
+# EXTRACT_WORKERS (-1: one per CPU; 0: in the reactor thread), EXTRACT_TIMEOUT, EXTRACT_MAX_PAGES_PER_WORKER:
+# defaults in extraction/workers.py (WorkersConfig).
 EXPORT_ERROR_ITEMS = True
 
 ITEM_PIPELINES = {
-    "pipelines.archive.ArchivePipeline": 100,  # the page as fetched, before anything edits it
-    "pipelines.process.ProcessPipeline": 500,  # extraction.process.process: type, templates, text
+    # Archive the page as fetched (pipelines.archive), then extraction.process.process: type, templates, text;
+    # in EXTRACT_WORKERS worker processes (extraction/workers.py).
+    "pipelines.process.ProcessPipeline": 500,
     "pipelines.errors.ErrorItemFilterPipeline": 900,
 }
 

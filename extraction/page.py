@@ -93,6 +93,12 @@ class Page:
         page.__dict__.update(tree=root, refusal=None)  # the cached properties' values
         return page
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled (to a worker process) with its decoded text and refusal, without the parsed tree."""
+        state = dict(self.__dict__)
+        state.pop("tree", None)
+        return state
+
     def rendered_page(self) -> Page | None:
         """Return the rendered DOM as a page of its own (same URL, screenshot and site), or None."""
         if self.rendered is None:

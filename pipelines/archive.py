@@ -1,6 +1,11 @@
 """Keeps each page's HTML (as fetched, and the browser's DOM when rendered) and screenshot on disk,
 content-addressed, for re-extraction.
 
+:class:`PageArchive` writes them where the page is processed, right before the flow of
+``extraction.process`` (``pipelines.process``: in the extraction worker, which decodes the page
+anyway), so the crawl's reactor thread neither decodes nor compresses pages, and a page whose
+processing then fails or times out is archived all the same.
+
 HTML is stored as gzip of UTF-8 with a byte-order mark: our charset detection (or the browser)
 already decoded the page, and the BOM overrides any stale ``<meta charset>``
 left in the markup, as the HTML standard's encoding sniffing says, so every reader decodes
@@ -16,18 +21,19 @@ import hashlib
 import logging
 import os
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import ClassVar
-
-from scrapy.crawler import Crawler
-from scrapy.exceptions import NotConfigured
-from scrapy.statscollectors import StatsCollector
+from typing import Any, ClassVar
 
 from extraction.config import ComponentConfig
+from extraction.page import Page
 from extraction.record import Record
 
 logger = logging.getLogger(__name__)
+
+# zlib's default level: on 120 real pages 2.7 ms a page and 21.3% of the size, against 4.1 ms and 21.2% at 9.
+GZIP_LEVEL = 6
 
 
 @dataclass(frozen=True)
@@ -65,7 +71,7 @@ class ContentStore:
 
 def html_archive_bytes(html: str) -> bytes:
     """Return the archived form of a page's HTML: gzip of BOM + UTF-8, reproducible."""
-    return gzip.compress(codecs.BOM_UTF8 + html.encode("utf-8", "surrogatepass"), mtime=0)
+    return gzip.compress(codecs.BOM_UTF8 + html.encode("utf-8", "surrogatepass"), compresslevel=GZIP_LEVEL, mtime=0)
 
 
 def read_archived_html(path: str | Path) -> str:
@@ -73,35 +79,32 @@ def read_archived_html(path: str | Path) -> str:
     return gzip.decompress(Path(path).read_bytes()).decode("utf-8-sig")
 
 
-class ArchivePipeline:
-    """Writes the page's HTML, rendered DOM and screenshot (``item.page``); sets html_file, rendered_file and
-    screenshot_file."""
+class PageArchive:
+    """Writes a page's HTML, rendered DOM and screenshot; sets the record's html_file, rendered_file and
+    screenshot_file. Counts ``archive/<html|screenshots>/<written|exists>`` through ``count(key, n)``."""
 
-    def __init__(self, store: ContentStore, stats: StatsCollector) -> None:
+    def __init__(self, store: ContentStore, count: Callable[[str, int], Any] | None = None) -> None:
         self.store = store
-        self.stats = stats
+        self.count = count or (lambda key, n: None)
 
     @classmethod
-    def from_crawler(cls, crawler: Crawler) -> ArchivePipeline:
-        config = ArchiveConfig.from_settings(crawler.settings)
-        if not config.enabled:
-            raise NotConfigured("ARCHIVE_ENABLED is off: no HTML or screenshots are kept")
-        assert crawler.stats is not None
-        return cls(ContentStore(Path(config.dir)), crawler.stats)
+    def from_settings(cls, settings: Any, count: Callable[[str, int], Any] | None = None) -> PageArchive | None:
+        """Return the archive of ARCHIVE_* ``settings``, or None when ARCHIVE_ENABLED is off."""
+        config = ArchiveConfig.from_settings(settings)
+        return cls(ContentStore(Path(config.dir)), count) if config.enabled else None
 
-    def process_item(self, item: Record) -> Record:
-        page = item.page
-        if page is None or page.refusal is not None:  # nothing worth keeping: the record says why
-            return item
-        item.html_file = self._put("html", html_archive_bytes(page.text), ".html.gz")
+    def keep(self, page: Page, record: Record) -> None:
+        """Archive ``page`` into ``record``; a refused page (empty, not HTML) is not kept: the record says why."""
+        if page.refusal is not None:
+            return
+        record.html_file = self._put("html", html_archive_bytes(page.text), ".html.gz")
         if page.rendered is not None:
-            item.rendered_file = self._put("html", html_archive_bytes(page.rendered), ".html.gz")
+            record.rendered_file = self._put("html", html_archive_bytes(page.rendered), ".html.gz")
         if page.screenshot is not None:
             suffix = ".jpg" if page.screenshot.startswith(b"\xff\xd8\xff") else ".png"
-            item.screenshot_file = self._put("screenshots", page.screenshot, suffix)
-        return item
+            record.screenshot_file = self._put("screenshots", page.screenshot, suffix)
 
     def _put(self, kind: str, data: bytes, suffix: str) -> str:
         path, written = self.store.put(kind, data, suffix)
-        self.stats.inc_value(f"archive/{kind}/{'written' if written else 'exists'}")
+        self.count(f"archive/{kind}/{'written' if written else 'exists'}", 1)
         return path

@@ -1,67 +1,161 @@
 """Runs every fetched page through the library's one flow, :func:`extraction.process.process`.
 
-The page (``item.page``, built by the spider from the response) is typed, its site's templates
-learned and removed, its text extracted, exactly as ``scrapy extract`` does offline; the record
-the spider started (``item``: URL, fetch fields) is filled in place. The archive runs before this
-(it keeps the page as fetched) and the export filter after. The page is dropped from the item
-once processed, so it does not stay in memory while the feed is written.
+The page (``item.page``, built by the spider from the response) is archived as fetched
+(``pipelines.archive``), then typed, its site's templates learned and removed, its text extracted,
+exactly as ``scrapy extract`` does offline; the record the spider started (``item``: URL, fetch
+fields) is filled. The export filter runs after this. The page is dropped from the item once
+processed, so it does not stay in memory while the feed is written.
 
-The models are loaded and checked against their ``meta.json`` when the crawl starts: a missing
-or mismatched model stops the crawl with the reason (PAGETYPE_ENABLED / BLOCKS_ENABLED off crawl
-without them). The site template library (TEMPLATES_*) is opened here and closed with the spider.
+Both run in ``EXTRACT_WORKERS`` worker processes (:mod:`extraction.workers`; default one per CPU),
+so the reactor thread only fetches, renders and follows links, and every page is bounded by
+``EXTRACT_TIMEOUT``. Each worker loads the models, opens the template library and the archive
+itself (:class:`PageHandler`); the crawl's process loads the models once at start-up too, so that a
+missing or mismatched model stops the crawl with the reason before anything is fetched
+(PAGETYPE_ENABLED / BLOCKS_ENABLED off crawl without them). ``EXTRACT_WORKERS=0`` runs the handler in
+the reactor thread.
 
 Stats: see ``extraction.process`` (``page/refused/<reason>``, ``pagetype/...``, ``templates/...``,
-``blocks/...``, ``extract/<method>``, ``extract/empty``).
+``blocks/...``, ``extract/<method>``, ``extract/empty``), ``archive/...`` and
+``extract/error/<timeout|crashed|failed>``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Callable, Coroutine, Mapping
+from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
+from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
-from extraction.process import Context, process
+from extraction.config import ComponentConfig
+from extraction.page import Page
+from extraction.process import BlocksConfig, Context, PageTypeConfig, SourceConfig, Web2TextConfig, process
 from extraction.record import Record
+from extraction.workers import Outcome, PagePool, WorkersConfig, failure_outcome
+from pipelines.archive import ArchiveConfig, PageArchive
 from templates_db.library import TemplateLibrary, TemplatesConfig
 
 logger = logging.getLogger(__name__)
 
+Count = Callable[[str, int], Any]
 
-def open_library(crawler: Crawler, stats: StatsCollector) -> TemplateLibrary | None:
-    """Return the crawl's template library (closed with the spider), or None when TEMPLATES_ENABLED is off."""
-    config = TemplatesConfig.from_settings(crawler.settings)
-    if not config.enabled:
-        return None
-    library = TemplateLibrary.open(config, count=stats.inc_value)
-    crawler.signals.connect(library.close, signal=signals.spider_closed, weak=False)
-    return library
+# The components whose settings a worker needs to build its handler.
+WORKER_CONFIGS: tuple[type[ComponentConfig], ...] = (PageTypeConfig, BlocksConfig, Web2TextConfig, SourceConfig,
+                                                     TemplatesConfig, ArchiveConfig)
+
+
+class PageHandler:
+    """What is done with each fetched page, in a worker or in the reactor thread: archive it, then process it."""
+
+    def __init__(self, context: Context, archive: PageArchive | None) -> None:
+        self.context = context
+        self.archive = archive
+
+    @classmethod
+    def from_settings(cls, settings: BaseSettings | Mapping[str, Any], count: Count) -> PageHandler:
+        """Load the models, open the template library (TEMPLATES_ENABLED) and the archive (ARCHIVE_ENABLED)."""
+        config = TemplatesConfig.from_settings(settings)
+        library = TemplateLibrary.open(config, count=lambda key: count(key, 1)) if config.enabled else None
+        return cls(Context.from_settings(settings, templates=library, count=count),
+                   PageArchive.from_settings(settings, count))
+
+    def __call__(self, page: Page, record: Record) -> Record:
+        if self.archive is not None:
+            self.archive.keep(page, record)  # before processing: a page whose processing fails is kept too
+        return process(page, self.context, record)
+
+    def close(self) -> None:
+        """Close the template library (it parks the unfinished learning batches)."""
+        library = self.context.templates
+        if isinstance(library, TemplateLibrary):
+            library.close()
+
+
+def worker_settings(settings: BaseSettings | Mapping[str, Any]) -> dict[str, Any]:
+    """Return the settings a worker's handler is built from (plain values, picklable)."""
+    names = [name for config in WORKER_CONFIGS for name in config.setting_names().values()]
+    return {name: settings.get(name) for name in names if settings.get(name) is not None}
+
+
+def worker_handler(count: Count, settings: dict[str, Any]) -> PageHandler:
+    """Build a worker's handler (:data:`extraction.workers.HandlerFactory`)."""
+    return PageHandler.from_settings(settings, count)
 
 
 class ProcessPipeline:
-    """Fills each item from its page with :func:`extraction.process.process`."""
+    """Archives and processes each item's page, in worker processes (or in the reactor thread)."""
 
-    def __init__(self, context: Context) -> None:
-        self.context = context
+    def __init__(self, handler: PageHandler, stats: StatsCollector, pool: PagePool | None = None) -> None:
+        # In-thread: the handler does the work. With a pool: its context holds the models checked at start-up,
+        # and its archive keeps the pages whose worker failed.
+        self.handler = handler
+        self.context = handler.context
+        self.stats = stats
+        self.pool = pool
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> ProcessPipeline:
         stats = crawler.stats
         assert stats is not None
-        context = Context.from_settings(crawler.settings, templates=open_library(crawler, stats),
-                                        count=stats.inc_value)  # a ModelError stops the crawl here
-        models = context.page_models
+        settings = crawler.settings
+        workers = WorkersConfig.from_settings(settings)
+        pool = None
+        if workers.processes:
+            # The models are loaded here as well: a ModelError stops the crawl before anything is fetched.
+            handler = PageHandler(Context.from_settings(settings, count=stats.inc_value),
+                                  PageArchive.from_settings(settings, stats.inc_value))
+            level = logging.getLevelName(str(settings.get("LOG_LEVEL", "INFO")).upper())
+            pool = PagePool(workers, worker_handler, (worker_settings(settings),),
+                            level if isinstance(level, int) else logging.INFO)
+            pool.start()  # ready before the first page comes; a worker that cannot start stops the crawl here
+            logger.info("Extraction in %d worker process(es), at most %g s per page", pool.processes, workers.timeout)
+        else:
+            handler = PageHandler.from_settings(settings, stats.inc_value)
+            crawler.signals.connect(handler.close, signal=signals.spider_closed, weak=False)
+            logger.info("Extraction in the crawl's own thread (EXTRACT_WORKERS=0)")
+        models = handler.context.page_models
         if models is not None:
             image = models.image.name if models.image else "none"
             logger.info("Page-type models: DOM/URL + %s screenshot model (fusion weight %.2f)", image,
                         models.fusion_weight)
-        if context.block_models is not None:
-            logger.info("Block models: %s", context.block_models.meta.get("summary", "loaded"))
-        return cls(context)
+        if handler.context.block_models is not None:
+            logger.info("Block models: %s", handler.context.block_models.meta.get("summary", "loaded"))
+        pipeline = cls(handler, stats, pool)
+        if pool is not None:
+            crawler.signals.connect(pipeline.close_pool, signal=signals.spider_closed, weak=False)
+        return pipeline
 
-    def process_item(self, item: Record) -> Record:
+    def process_item(self, item: Record) -> Record | Coroutine[Any, Any, Record]:
+        """Return the filled item (in the reactor thread), or a coroutine that waits for a worker's."""
         page, item.page = item.page, None
         if page is None or item.error is not None:
             return item
-        return process(page, self.context, item)
+        if self.pool is None:
+            return self.handler(page, item)
+        return self._in_worker(page, item)
+
+    async def _in_worker(self, page: Page, item: Record) -> Record:
+        assert self.pool is not None
+        try:
+            outcome = await asyncio.wrap_future(self.pool.submit(page, item))
+        except Exception as exc:  # timeout, a dead worker, an unpicklable page: the record says so
+            outcome = failure_outcome(item, exc, self.pool.config.timeout)
+            if self.handler.archive is not None and item.html_file is None:
+                self.handler.archive.keep(page, item)  # the worker may have died before archiving it
+        return self._apply(outcome)
+
+    def _apply(self, outcome: Outcome) -> Record:
+        for key, n in outcome.counts:
+            self.stats.inc_value(key, n)
+        for name, level, message in outcome.logs:
+            logging.getLogger(name).log(level, "%s", message)
+        return outcome.record
+
+    def close_pool(self) -> None:
+        """Stop the workers once the crawl is over (they park their unfinished template batches)."""
+        if self.pool is not None:
+            self.pool.close()

@@ -162,12 +162,33 @@ class SQLiteTemplateStore:
             raise TemplateStoreError(f"cannot open the template store {self.location}: {exc}") from exc
         try:
             self._check_integrity()
-            self._conn.execute("PRAGMA journal_mode=WAL")
+            self._set_wal(timeout)
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._check_schema()
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise self._error(exc) from exc
         except BaseException:
             self._conn.close()
             raise
+
+    def _set_wal(self, timeout: float) -> None:
+        """Put the file in WAL mode (once: the mode is kept in the file). Switching needs the file to itself,
+        and SQLite does not wait for that: when another process opens the new store at the same moment (the
+        crawl's extraction workers do), retry until ``timeout``."""
+        deadline = time.monotonic() + timeout
+        delay = 0.01
+        while True:
+            try:
+                mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    self._conn.execute("PRAGMA journal_mode=WAL")
+                return
+            except sqlite3.OperationalError as exc:
+                if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
+                    raise
+            time.sleep(delay)
+            delay = min(delay * 2, 0.5)
 
     def _corrupt(self, detail: object) -> TemplateStoreError:
         return TemplateStoreError(

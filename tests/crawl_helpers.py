@@ -21,10 +21,11 @@ import pytest
 from scrapy import signals
 from scrapy.crawler import Crawler
 
+from crawler.render import chromium_path
 from extraction.record import schema
 
 REPO = Path(__file__).resolve().parent.parent
-CHROMIUM = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
+CHROMIUM = chromium_path()
 
 needs_chromium = pytest.mark.skipif(
     shutil.which(CHROMIUM) is None and not Path(CHROMIUM).exists(),

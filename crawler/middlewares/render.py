@@ -98,6 +98,10 @@ class RenderConfig(ComponentConfig):
     # up to max_height.
     screenshot_region: str = "top"
     screenshot_format: str = "png"  # png (lossless) or jpeg
+    # Image pixels per CSS pixel (the browser's device scale factor): the page is laid out at viewport_width
+    # CSS px either way. 0.5 gives a 640 x 1280 top region, which the page-type model reduces to 224 x 448;
+    # rasterising and encoding a quarter of the pixels made rendering 24% faster (README, "Rendering").
+    screenshot_scale: float = 0.5
     screenshot_quality: int = 80  # jpeg quality, 1-100
     # Full-page screenshots stop at this height (CSS px = image px). Chromium cannot capture beyond its
     # 16384-px texture limit; 8192 keeps the PNG of a long article around 1-3 MB.
@@ -126,6 +130,8 @@ class RenderConfig(ComponentConfig):
         if self.screenshot_format not in SCREENSHOT_FORMATS:
             raise ValueError(f"RENDER_SCREENSHOT_FORMAT must be one of {', '.join(SCREENSHOT_FORMATS)}, "
                              f"got {self.screenshot_format!r}")
+        if not 0.1 <= self.screenshot_scale <= 4:
+            raise ValueError(f"RENDER_SCREENSHOT_SCALE must be between 0.1 and 4, got {self.screenshot_scale}")
         if not 1 <= self.screenshot_quality <= 100:
             raise ValueError(f"RENDER_SCREENSHOT_QUALITY must be 1-100, got {self.screenshot_quality}")
         unknown = set(self.block_resources) - RESOURCE_TYPES
@@ -252,7 +258,7 @@ class RenderMiddleware:
         """The request scrapy-playwright opens: its main document is answered from ``response``."""
         context_kwargs: dict[str, Any] = {
             "viewport": {"width": self.config.viewport_width, "height": self.config.render_height},
-            "user_agent": self.user_agent}
+            "device_scale_factor": self.config.screenshot_scale, "user_agent": self.user_agent}
         if self.config.proxy:
             context_kwargs["proxy"] = {"server": self.config.proxy}
         return Request(
@@ -365,10 +371,11 @@ class RenderMiddleware:
             if is_blank(gray):
                 result.flags.append("screenshot_blank")
                 self.stats.inc_value("render/screenshot_blank")
-            offset = repeated_top_offset(gray, self.config.viewport_height)  # every method checked: measured
+            band = round(self.config.viewport_height * self.config.screenshot_scale)  # in image pixels
+            offset = repeated_top_offset(gray, band)  # every method checked: measured
             if offset is None:
                 result.screenshot = image
-                result.screenshot_height = gray.shape[0]
+                result.screenshot_height = height  # CSS px of the page in the image
                 self.stats.inc_value("render/screenshot")
                 self.stats.inc_value("render/screenshot_bytes", len(image))
                 return

@@ -170,16 +170,17 @@ class NewsSitesSpider(Spider):
             logger.info("Not an HTML page (%s, %s): %s", page.refusal, media_type or "no content type", response.url)
             yield item
             return
-        # The links come from the tree before the pipelines clean it (the item is processed when yielded).
+        if item.depth is not None and item.depth >= site.max_depth:
+            yield item
+            self._stat("crawl/skipped/max_depth")  # its links are not followed: not even looked for
+            return
+        # The links come from the tree before the pipelines see the page (the item is processed when yielded).
         try:
             links = page_links(page.tree, response.url, page.decoded.encoding)
         except Exception as exc:  # an unparsable page: the process pipeline records it
             logger.debug("No links from %s: %s", response.url, exc)
             links = []
         yield item
-        if item.depth is not None and item.depth >= site.max_depth:
-            self._stat("crawl/skipped/max_depth")
-            return
         for url in links:
             request = self._page_request(url, site)
             if request is not None:

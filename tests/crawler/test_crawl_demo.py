@@ -103,16 +103,19 @@ def test_rendered_stats_match_items(rendered: tuple[CrawlResult, dict[str, int]]
 
 def test_screenshots_are_real_pngs_of_the_top_region(rendered: tuple[CrawlResult, dict[str, int]]) -> None:
     result, _ = rendered
-    top = RenderConfig().top_height  # what the page-type model reads: CROP_RATIO x the viewport width
+    config = RenderConfig()
+    top = config.top_height  # what the page-type model reads: CROP_RATIO x the viewport width
+    scale = config.screenshot_scale  # image pixels per CSS pixel
     for item in result.items:
         png = Path(item["screenshot_file"]).read_bytes()
         width, height = png_size(png)
-        assert width == 1280
+        assert width == round(1280 * scale)
         assert item["page_height"] > 0
-        assert height == item["screenshot_height"] == min(item["page_height"], top)
+        assert item["screenshot_height"] == min(item["page_height"], top)
+        assert abs(height - item["screenshot_height"] * scale) <= 1
         gray = load_gray(png)
         assert not is_blank(gray), item["canonical_url"]
-        assert repeated_top_offset(gray, 800) is None, item["canonical_url"]
+        assert repeated_top_offset(gray, round(800 * scale)) is None, item["canonical_url"]
     heights = sorted(item["page_height"] for item in result.items)
     assert heights[0] < 1500 < 3000 < heights[-1], "demo pages vary in height"
 

@@ -1,15 +1,14 @@
 from __future__ import annotations
 
 import gzip
+from collections import Counter
 from pathlib import Path
 
 import pytest
-from scrapy.exceptions import NotConfigured
-from scrapy.utils.test import get_crawler
 
 from extraction.page import Page
 from extraction.record import EXPORT_FIELDS, Record
-from pipelines.archive import ArchivePipeline, ContentStore, html_archive_bytes, read_archived_html
+from pipelines.archive import ContentStore, PageArchive, html_archive_bytes, read_archived_html
 
 
 def _item(html: str | None = None, screenshot: bytes | None = None, error: str | None = None) -> Record:
@@ -38,23 +37,35 @@ def test_archived_html_keeps_chinese_and_overrides_stale_meta(tmp_path: Path) ->
     assert read_archived_html(path) == html
 
 
-def test_pipeline_writes_files_and_counts(tmp_path: Path) -> None:
-    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
-    crawler.stats.open_spider()  # type: ignore[union-attr]
-    pipeline = ArchivePipeline.from_crawler(crawler)
-    item = pipeline.process_item(_item(html="<p>x</p>", screenshot=b"\x89PNG fake"))
+def _archive(folder: Path) -> tuple[PageArchive, Counter[str]]:
+    counts: Counter[str] = Counter()
+    archive = PageArchive.from_settings({"ARCHIVE_DIR": str(folder)}, lambda key, n: counts.update({key: n}))
+    assert archive is not None
+    return archive, counts
+
+
+def test_archive_writes_files_and_counts(tmp_path: Path) -> None:
+    archive, counts = _archive(tmp_path)
+    item = _item(html="<p>x</p>", screenshot=b"\x89PNG fake")
+    assert item.page is not None
+    archive.keep(item.page, item)
     assert item.html_file and read_archived_html(item.html_file) == "<p>x</p>"
     assert item.screenshot_file and Path(item.screenshot_file).read_bytes() == b"\x89PNG fake"
-    pipeline.process_item(_item(html="<p>x</p>"))
-    stats = crawler.stats.get_stats()  # type: ignore[union-attr]
-    assert stats["archive/html/written"] == 1 and stats["archive/html/exists"] == 1
-    assert stats["archive/screenshots/written"] == 1
+    again = _item(html="<p>x</p>")
+    assert again.page is not None
+    archive.keep(again.page, again)
+    assert again.html_file == item.html_file and again.screenshot_file is None
+    assert counts == {"archive/html/written": 1, "archive/html/exists": 1, "archive/screenshots/written": 1}
 
 
-def test_failed_page_has_no_files(tmp_path: Path) -> None:
-    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
-    item = ArchivePipeline.from_crawler(crawler).process_item(_item(error="timeout"))
-    assert item.html_file is None and item.screenshot_file is None
+def test_rendered_dom_is_archived_beside_the_fetched_html(tmp_path: Path) -> None:
+    archive, counts = _archive(tmp_path)
+    page = Page(b"<p>fetched</p>", "http://a.test/", rendered="<html><body><p>built</p></body></html>")
+    record = Record(url=page.url)
+    archive.keep(page, record)
+    assert record.html_file and read_archived_html(record.html_file) == "<p>fetched</p>"
+    assert record.rendered_file and read_archived_html(record.rendered_file).endswith("<p>built</p></body></html>")
+    assert counts["archive/html/written"] == 2
 
 
 @pytest.mark.parametrize("page", [
@@ -63,32 +74,31 @@ def test_failed_page_has_no_files(tmp_path: Path) -> None:
     Page.from_text(" ", "http://a.test/blank", screenshot=b"\x89PNG fake"),
 ], ids=["pdf", "blank", "declared-image", "blank-rendered"])
 def test_refused_page_is_not_archived(tmp_path: Path, page: Page) -> None:
-    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path)})
-    crawler.stats.open_spider()  # type: ignore[union-attr]
-    item = ArchivePipeline.from_crawler(crawler).process_item(Record(url=page.url, page=page))
-    assert page.refusal is not None and item.page is page  # left for the process pipeline to record
-    assert item.html_file is None and item.screenshot_file is None
+    archive, counts = _archive(tmp_path)
+    record = Record(url=page.url)
+    archive.keep(page, record)
+    assert page.refusal is not None  # left for the flow to record
+    assert record.html_file is None and record.screenshot_file is None
     assert not [path for path in tmp_path.rglob("*") if path.is_file()]
-    assert not crawler.stats.get_stats()  # type: ignore[union-attr]
+    assert not counts
 
 
 def test_fetched_bytes_are_archived_as_the_decoded_text(tmp_path: Path) -> None:
     """A GBK page that declares nothing: the archive holds its text, which reads back the same."""
     html = "<html><head><title>江城日报</title></head><body><p>记者周一从市统计局了解到经济运行平稳。</p></body></html>"
     page = Page(html.encode("gbk"), "http://a.test/zh.html", "text/html", site="a")
-    crawler = get_crawler(settings_dict={"ARCHIVE_DIR": str(tmp_path / "corpus")})
-    crawler.stats.open_spider()  # type: ignore[union-attr]
-    item = ArchivePipeline.from_crawler(crawler).process_item(Record(url=page.url, page=page))
+    archive, _ = _archive(tmp_path / "corpus")
+    item = Record(url=page.url)
+    archive.keep(page, item)
     assert item.html_file and Path(item.html_file).is_relative_to(tmp_path / "corpus" / "html")
     assert item.html_file.endswith(".html.gz") and read_archived_html(item.html_file) == page.text == html
     reread = Page(gzip.decompress(Path(item.html_file).read_bytes()), page.url)  # what scrapy extract reads
     assert reread.text == html and reread.decoded.source == "bom"
-    assert item.screenshot_file is None and item.page is page
+    assert item.screenshot_file is None
 
 
 def test_archive_can_be_switched_off() -> None:
-    with pytest.raises(NotConfigured, match="ARCHIVE_ENABLED"):
-        ArchivePipeline.from_crawler(get_crawler(settings_dict={"ARCHIVE_ENABLED": "false"}))
+    assert PageArchive.from_settings({"ARCHIVE_ENABLED": "false"}) is None
 
 
 def test_internal_fields_are_not_exported() -> None:

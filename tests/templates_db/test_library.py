@@ -23,8 +23,8 @@ from tests.extraction.templates.test_templates import FOOTER, _page
 
 
 def _crawler(tmp_path: Path, **settings: Any) -> Crawler:
-    crawler = get_crawler(settings_dict={"TEMPLATES_STORE": str(tmp_path), "TEMPLATES_REFRESH_INTERVAL": 0,
-                                         **settings})
+    crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "TEMPLATES_STORE": str(tmp_path),
+                                         "TEMPLATES_REFRESH_INTERVAL": 0, **settings})
     assert crawler.stats is not None
     crawler.stats.open_spider()
     return crawler

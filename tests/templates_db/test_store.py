@@ -29,6 +29,7 @@ SITE = "example.com"
 # Concurrency tests: worker processes and the operations each does once they all start together.
 WORKERS = 3
 ROUNDS = 50
+OPENERS, OPEN_ATTEMPTS = 6, 5  # processes opening one new store at once; stores
 BATCH_PAGES = 10
 # Generous bound on waiting for spawned workers; a hang fails the test instead of blocking the suite.
 JOIN_TIMEOUT_S = 120
@@ -257,6 +258,26 @@ def test_concurrent_processes_lose_nothing(tmp_path: Path) -> None:
         assert all(templates[f"w{w}-{i}"].frequency == 3 for w in range(WORKERS) for i in range(ROUNDS))
     finally:
         store.close()
+
+
+def _open_worker(path: str, barrier: Any) -> None:
+    barrier.wait(JOIN_TIMEOUT_S)
+    store = SQLiteTemplateStore(path)
+    store.promote(SITE, BATCH_PAGES, [Candidate("a", "Home", 3)])
+    store.close()
+
+
+def test_processes_opening_a_new_store_at_once_all_get_it(tmp_path: Path) -> None:
+    """Switching a new file to WAL needs it alone: the crawl's workers open the store at the same moment."""
+    for attempt in range(OPEN_ATTEMPTS):
+        path = tmp_path / str(attempt) / STORE_FILENAME
+        barrier = multiprocessing.get_context("spawn").Barrier(OPENERS)
+        _run_workers(_open_worker, [(str(path), barrier) for _ in range(OPENERS)])
+        store = SQLiteTemplateStore(path)
+        try:
+            assert _by_text(store)["Home"].frequency == 3 * OPENERS
+        finally:
+            store.close()
 
 
 def _claim_worker(path: str, worker: int, barrier: Any, results: Any) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import os
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -13,6 +12,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from crawler.render import chromium_path
 from crawler.render.offline import (
     FALLBACK_ORIGIN,
     OFFLINE_ARGS,
@@ -22,8 +22,8 @@ from crawler.render.offline import (
     render_html,
 )
 
-CHROMIUM = Path(os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium"))
-browser = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (apt-get install chromium)")
+CHROMIUM = Path(chromium_path())
+browser = pytest.mark.skipif(not CHROMIUM.exists(), reason=f"no Chromium at {CHROMIUM} (make setup installs it)")
 
 
 class _RecordingHandler(BaseHTTPRequestHandler):

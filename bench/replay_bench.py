@@ -2,16 +2,16 @@
 
 ``python -m bench.replay_bench [--pages 2000] [--render on|off|both] [--out bench/results/replay]``.
 The pages come from several datasets (``evaluation.replay``), round-robin over the sets in reader
-order, one site per original host. Per mode, :class:`evaluation.replay.ReplayServer` serves them as
-an HTTP proxy and ``scrapy crawl news_sites -a sites=F -O out.jsonl -s STATS_FILE=stats.json
--s LOG_LEVEL=INFO`` runs in a subprocess with ``http_proxy`` set; the project's settings otherwise
-(the archive and the template store go to a temporary folder; templates off unless ``--templates
-on``, since their learning depends on page order and the offline reference runs without them).
-Measured: pages/s, crawl RSS and Chromium PSS over time (and at 10/50/90/100% of the pages),
-screenshot bytes per page, F1 of the crawl's text against gold beside the offline F1 of
-``process()`` on the same bytes and URL (the harness's metric per dataset), how many texts equal
-the offline text, and the pages with mojibake. Results: ``<out>/replay.json`` and
-``<out>/replay.md``; see bench/README.md.
+order, one site per original site (a host; msv-big5's web-archive copies: original host and year).
+Per mode, :class:`evaluation.replay.ReplayServer` serves them as an HTTP proxy and ``scrapy crawl
+news_sites -a sites=F -O out.jsonl -s STATS_FILE=stats.json -s LOG_LEVEL=INFO`` runs in a subprocess
+with ``http_proxy`` set; the project's settings otherwise (the archive and the template store go to
+a temporary folder; templates off unless ``--templates on``, since their learning depends on page
+order and the offline reference runs without them). Measured: pages/s, crawl RSS and Chromium PSS
+over time (and at 10/50/90/100% of the pages), screenshot bytes per page, F1 of the crawl's text
+against gold beside the offline F1 of ``process()`` on the same bytes and URL (the harness's metric
+per dataset), how many texts equal the offline text, and the pages with mojibake. Results:
+``<out>/replay.json`` and ``<out>/replay.md``; see bench/README.md.
 """
 
 from __future__ import annotations
@@ -147,7 +147,7 @@ def run_mode(pages: list[ReplayPage], render: bool,
     try:
         with ReplayServer(pages) as server:
             env["http_proxy"] = server.proxy_url
-            log(f"[{label}] crawling {len(pages)} pages of {len(server.sitemaps)} hosts through {server.proxy_url}")
+            log(f"[{label}] crawling {len(pages)} pages of {len(server.sitemaps)} sites through {server.proxy_url}")
             started = time.monotonic()
             with (work / "crawl.log").open("wb") as crawl_log:
                 process = subprocess.Popen(command, cwd=REPO, env=env, stdout=crawl_log, stderr=subprocess.STDOUT,

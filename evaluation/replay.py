@@ -5,9 +5,10 @@ the page declares with ``<link rel=canonical>`` / ``og:url``). :class:`ReplaySer
 HTTP **proxy** on 127.0.0.1 that answers a GET for one of those URLs with the page's bytes as the
 dataset stored them (``Content-Type: text/html`` and no charset, since the original headers are
 unknown: the crawl's charset detection sees undeclared UTF-8, GBK and Big5 as on the web), every
-other URL with a quick 404 (robots.txt included), and one sitemap per host at
-``http://<host>/__replay__/sitemap.xml``. ``write_site_list()`` writes the site list (one site per
-original host, the sitemap as its only start point, depth 1) so that::
+other URL with a quick 404 (robots.txt included), and one sitemap per original site at
+``http://<host>/__replay__/sitemap.xml`` (a web archive's copies: one per original host and year,
+``http://<host>/__replay__/<site>/sitemap.xml``). ``write_site_list()`` writes the site list (one
+site per original site, its sitemap as its only start point, depth 1) so that::
 
     http_proxy=http://127.0.0.1:PORT scrapy crawl news_sites -a sites=replay.yaml -O out.jsonl
 
@@ -43,19 +44,17 @@ from crawler.urls import canonical_url
 from evaluation.datasets import Page as DatasetPage
 from evaluation.harness import load_pages, metric_for
 from extraction.dom.encoding import decode_html
+from extraction.dom.repair import MOJIBAKE_RE
 
 # Datasets replayed by default: every set whose pages (or most of them) carry or declare a URL.
 REPLAY_DATASETS: tuple[str, ...] = (
     "wcxb-dev", "l3s-gn1", "cleaneval", "cleanportaleval", "dragnet", "msv-big5", "trafilatura-eval",
     "mozilla-readability", "chinese-wced-dev", "gne-chinese", "article-vs-nonarticle",
 )
-SITEMAP_PATH = "/__replay__/sitemap.xml"
+SITEMAP_PATH = "/__replay__/sitemap.xml"  # a host's sitemap; an archived site's: /__replay__/<site>/sitemap.xml
+_ARCHIVED_RE = re.compile(r"/web/(\d{4})\d{0,10}[a-z_]*/(https?://.+)", re.IGNORECASE)
 _SITE_NAME_BAD = re.compile(r"[^A-Za-z0-9_.-]+")
-# Mojibake: UTF-8 bytes read as windows-1252/latin-1 ("Ã©", "â€™", "æ–°"). A lead byte's character
-# followed by continuation bytes' characters; cp1252 maps 0x80-0x9f to the characters listed.
-_CONTINUATION = "\u0080-\u00bf\u20ac\u201a\u0192\u201e\u2026\u2020\u2021\u02c6\u2030\u0160\u2039\u0152" \
-                "\u017d\u2018\u2019\u201c\u201d\u2022\u2013\u2014\u02dc\u2122\u0161\u203a\u0153\u017e\u0178"
-_MOJIBAKE_RE = re.compile(f"[\u00c2-\u00df][{_CONTINUATION}]|[\u00e0-\u00ef][{_CONTINUATION}]{{2}}")
+
 
 
 @dataclass(frozen=True)
@@ -82,6 +81,17 @@ class ReplayPage:
     def host(self) -> str:
         """Return the URL's host (with its port when it has one), lower-cased."""
         return urlsplit(self.url).netloc.lower()
+
+    @property
+    def site_key(self) -> str:
+        """Return the page's original site: its host, or for a web archive's copy
+        (``/web/<timestamp>/<original URL>``) the original host and the year of the copy."""
+        match = _ARCHIVED_RE.match(urlsplit(self.url).path)
+        if match:
+            original = urlsplit(match.group(2)).netloc.lower()
+            if original:
+                return f"{original} {match.group(1)}"
+        return self.host
 
 
 def replay_url(url: str) -> str | None:
@@ -145,6 +155,22 @@ def group_by_host(pages: Iterable[ReplayPage]) -> dict[str, list[ReplayPage]]:
     return hosts
 
 
+def group_by_site(pages: Iterable[ReplayPage]) -> dict[str, list[ReplayPage]]:
+    """Return ``{site key: pages}`` (:attr:`ReplayPage.site_key`), in order of each site's first page."""
+    sites: dict[str, list[ReplayPage]] = {}
+    for page in pages:
+        sites.setdefault(page.site_key, []).append(page)
+    return sites
+
+
+def sitemap_url(site_key: str, pages: Sequence[ReplayPage]) -> str:
+    """Return where the replay serves the sitemap of one site's ``pages`` (all on one host)."""
+    host = pages[0].host
+    if site_key == host:
+        return f"http://{host}{SITEMAP_PATH}"
+    return f"http://{host}/__replay__/{_SITE_NAME_BAD.sub('_', site_key)}/sitemap.xml"
+
+
 def sitemap_xml(urls: Iterable[str]) -> bytes:
     """Return a sitemaps.org urlset listing ``urls`` (XML-escaped), UTF-8."""
     locs = "".join(f"<url><loc>{xml_escape(url)}</loc></url>\n" for url in urls)
@@ -154,7 +180,7 @@ def sitemap_xml(urls: Iterable[str]) -> bytes:
 
 def mojibake(text: str) -> list[str]:
     """Return the mojibake sequences in ``text`` (UTF-8 read as windows-1252, and U+FFFD), in order."""
-    found = [match.group(0) for match in _MOJIBAKE_RE.finditer(text)]
+    found = [match.group(0) for match in MOJIBAKE_RE.finditer(text)]
     return found + ["\ufffd"] * text.count("\ufffd")
 
 
@@ -228,6 +254,9 @@ class _ProxyHandler(BaseHTTPRequestHandler):
 
 class _ReplayHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
+    # The listen backlog: a crawl opens hundreds of connections at once (one per site), and with the
+    # default of 5 the kernel drops the rest, which then wait out DOWNLOAD_TIMEOUT.
+    request_queue_size = 1024
 
     def __init__(self, replay: ReplayServer) -> None:
         self.replay = replay
@@ -245,8 +274,9 @@ class ReplayServer:
         self.pages: dict[str, ReplayPage] = {}
         for page in pages:
             self.pages.setdefault(page.url, page)
-        self.sitemaps = {host: sitemap_xml(page.url for page in host_pages)
-                         for host, host_pages in group_by_host(self.pages.values()).items()}
+        # One sitemap per original site (group_by_site), keyed by its URL.
+        self.sitemaps = {sitemap_url(key, site_pages): sitemap_xml(page.url for page in site_pages)
+                         for key, site_pages in group_by_site(self.pages.values()).items()}
         self._counts: Counter[tuple[str, str]] = Counter()
         self._lock = threading.Lock()
         self._server: _ReplayHTTPServer | None = None
@@ -262,9 +292,11 @@ class ReplayServer:
     def lookup(self, url: str) -> tuple[bytes | None, str]:
         """Return ``(body, kind)`` for a requested absolute URL; ``(None, "not_found")`` when unknown."""
         parts = urlsplit(url)
-        if parts.path == SITEMAP_PATH and not parts.query and parts.netloc.lower() in self.sitemaps:
-            self.count("sitemap", url)
-            return self.sitemaps[parts.netloc.lower()], "sitemap"
+        if parts.path.startswith("/__replay__/") and not parts.query:
+            sitemap = self.sitemaps.get(f"http://{parts.netloc.lower()}{parts.path}")
+            if sitemap is not None:
+                self.count("sitemap", url)
+                return sitemap, "sitemap"
         page = self.pages.get(url)
         if page is None:
             served = replay_url(url)
@@ -342,16 +374,20 @@ def site_name(host: str, taken: set[str]) -> str:
 
 
 def site_entries(pages: Iterable[ReplayPage], render: bool, max_pages: int | None = None) -> list[dict[str, Any]]:
-    """Return the site-list entries of ``pages``: one per host (see :func:`write_site_list`)."""
+    """Return the site-list entries of ``pages``: one per original site (see :func:`write_site_list`)."""
     taken: set[str] = set()
     sites = []
-    for host, host_pages in group_by_host(pages).items():
+    groups = group_by_site(pages)
+    shared = {group[0].host for key, group in groups.items() if key != group[0].host}  # hosts of archived sites
+    for key, site_pages in groups.items():
+        host = site_pages[0].host
         sites.append({
-            "name": site_name(host, taken),
-            "sitemaps": [f"http://{host}{SITEMAP_PATH}"],
-            "allowed_prefixes": [f"http://{host}/"],
+            "name": site_name(key, taken),
+            "sitemaps": [sitemap_url(key, site_pages)],
+            # A host's pages; on an archive's host, each site's own pages (they share no prefix but the host).
+            "allowed_prefixes": [f"http://{host}/"] if host not in shared else [page.url for page in site_pages],
             "max_depth": 1,  # pages listed in a sitemap have depth 1: no link beyond the replayed pages
-            "max_pages": max(len(host_pages), max_pages or 1),
+            "max_pages": max(len(site_pages), max_pages or 1),
             "render": render,
         })
     return sites
@@ -361,10 +397,12 @@ def write_site_list(pages: Iterable[ReplayPage], path: str | Path, render: bool,
                     max_pages: int | None = None) -> Path:
     """Write the YAML site list of ``pages`` to ``path`` and return the path.
 
-    One site per original host, named after it (sanitised, unique), its sitemap at
-    ``http://<host>/__replay__/sitemap.xml`` as the only start point, ``allowed_prefixes`` the host,
-    ``max_depth`` 1, ``render`` as given, ``max_pages`` the larger of ``max_pages`` and the host's
-    page count.
+    One site per original site (:attr:`ReplayPage.site_key`: the host, or the original host and year of
+    a web archive's copies, as msv-big5's nine sites over four years), named after it (sanitised,
+    unique), its sitemap (:func:`sitemap_url`) as the only start point, ``allowed_prefixes`` the host
+    (an archived site: its pages' URLs), ``max_depth`` 1, ``render`` as given, ``max_pages`` the larger
+    of ``max_pages`` and the site's page count. Archived sites share their archive's host, so they share
+    its politeness, as they would on the web.
     """
     path = Path(path)
     text = yaml.safe_dump({"sites": site_entries(pages, render, max_pages)}, sort_keys=False, allow_unicode=True)
@@ -380,8 +418,7 @@ def _serve(args: argparse.Namespace) -> int:
     out = Path(args.sites) if args.sites else Path(tempfile.mkdtemp(prefix="replay-")) / "sites.yaml"
     write_site_list(pages, out, render=args.render)
     with ReplayServer(pages) as server:
-        hosts = len(server.sitemaps)
-        print(f"Replaying {len(server.pages)} pages of {hosts} hosts through the proxy {server.proxy_url}")
+        print(f"Replaying {len(server.pages)} pages of {len(server.sitemaps)} sites through {server.proxy_url}")
         print(f"Site list: {out}")
         print(f"Crawl: http_proxy={server.proxy_url} .venv/bin/scrapy crawl news_sites -a sites={out} -O replay.jsonl")
         print("Ctrl-C stops the server.", flush=True)
@@ -404,7 +441,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.serve:
         pages = replay_pages(args.datasets, args.limit, guess_urls=args.guess_urls)
-        print(f"{len(pages)} pages of {len(group_by_host(pages))} hosts (add --serve to serve them)")
+        print(f"{len(pages)} pages of {len(group_by_site(pages))} sites on {len(group_by_host(pages))} hosts "
+              "(add --serve to serve them)")
         return 0
     return _serve(args)
 

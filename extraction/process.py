@@ -43,6 +43,7 @@ from extraction.config import ComponentConfig
 from extraction.dom.blocks import Block, page_blocks
 from extraction.dom.html import declared_lang, page_title, parse_html
 from extraction.dom.lang import script_language
+from extraction.dom.repair import repair_text
 from extraction.dom.text import visible_text
 from extraction.methods import Extraction, ListEntry, extract_tree, register
 from extraction.page import Page
@@ -232,10 +233,25 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
     if record.template_cleaning and record.template_cleaning["removed_nodes"]:
         blocks = None  # the tree changed: the text step segments it again
     _text(page, root, context, record, routed, blocks)
+    _repair(record, count)
     count(f"extract/{record.extraction_method}", 1)
     if not record.text:
         count("extract/empty", 1)
     return record
+
+
+def _repair(record: Record, count: Count) -> None:
+    """Undo the mojibake the page carried in its own bytes, in the text, title and entries (flag, stat)."""
+    text, title = repair_text(record.text), repair_text(record.title or "") or record.title
+    entries = [{**entry, "title": repair_text(entry["title"] or "") or entry["title"]}
+               for entry in record.entries or ()]
+    if text == record.text and title == record.title and entries == (record.entries or []):
+        return
+    record.text, record.title = text, title
+    if record.entries is not None:
+        record.entries = entries
+    record.flags.append("mojibake_repaired")
+    count("extract/mojibake_repaired", 1)
 
 
 def entry_dicts(entries: tuple[ListEntry, ...]) -> list[dict[str, str | None]]:

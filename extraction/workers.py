@@ -75,7 +75,9 @@ class WorkersConfig(ComponentConfig):
     prefix: ClassVar[str] = "EXTRACT"
     workers: int = -1  # worker processes; -1: one per CPU this process may use; 0: in the calling thread
     timeout: float = 120.0  # s one page may take in a worker before the worker is killed
-    max_pages_per_worker: int = 1000  # pages after which a worker is replaced by a fresh one (0: never)
+    # Pages after which a worker is replaced by a fresh one (0: never). Measured: a worker's memory grows by
+    # about 190 MB over its first 250 real pages (caches, the jieba dictionary) and is flat from there.
+    max_pages_per_worker: int = 5000
 
     def validate(self) -> None:
         if self.workers < -1:

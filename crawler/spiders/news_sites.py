@@ -137,7 +137,8 @@ class NewsSitesSpider(Spider):
         # old URL redirecting to a crawled one) would vanish without an item or an error.
         return Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True,
                        meta={"site": site.name, "kind": "page", "found_url": found_url,
-                             "canonical_url": url, "render": site.render, **_politeness(site)})
+                             "canonical_url": url, "render": site.render, "render_javascript": site.javascript,
+                             **_politeness(site)})
 
     def _site(self, name: str) -> SiteConfig:
         return next(site for site in self.site_list.sites if site.name == name)
@@ -162,6 +163,8 @@ class NewsSitesSpider(Spider):
             item.page_height = result.page_height
             item.screenshot_height = result.screenshot_height
             item.flags.extend(result.flags)
+            if item.rendered and not result.javascript:
+                item.flags.append("rendered_without_javascript")
         item.page = page
         self._stat("crawl/page")
         self._stat(f"crawl/site/{site.name}")

@@ -11,8 +11,12 @@ practically never forms valid multi-byte UTF-8 by chance).
 2. the HTTP ``Content-Type`` charset;
 3. a ``<meta charset>`` / ``http-equiv`` declaration in the first 4 KiB;
 4. strict UTF-8;
-5. statistical detection (charset-normalizer);
-6. windows-1252 with replacement characters (never fails, flagged as ``fallback``).
+5. UTF-8 with a few stray single bytes: when at least ``MIXED_UTF8_SHARE`` of the non-ASCII bytes
+   form valid UTF-8 sequences, the page is UTF-8 with some windows-1252 pasted in (a common
+   accident of templates and CMS imports): each stray byte is read as windows-1252, not as
+   U+FFFD (the same for a page that declares UTF-8 and breaks it);
+6. statistical detection (charset-normalizer);
+7. windows-1252 with replacement characters (never fails, flagged as ``fallback``).
 
 GB2312 and GBK are decoded as GB18030, their superset: pages declaring GB2312 routinely
 contain GBK-only characters, and GB18030 decodes every GBK byte sequence identically.
@@ -33,6 +37,11 @@ META_SCAN_BYTES = 4096
 # this share of them) come out as U+FFFD (ours: a few broken bytes in a real GBK page).
 MAX_REPLACED_CHARS = 10
 MAX_REPLACED_SHARE = 0.001
+
+# Share of a page's non-ASCII bytes that must form valid UTF-8 sequences for the page to be read as UTF-8 with
+# stray windows-1252 bytes (step 5). GBK and Big5 text almost never forms UTF-8 sequences, so such pages stay
+# with detection.
+MIXED_UTF8_SHARE = 0.9
 
 # Declared or detected names that are decoded with a superset codec instead.
 SUPERSET_CODECS = {
@@ -107,6 +116,21 @@ def _single_byte(encoding: str) -> bool:
     return name.startswith(_SINGLE_BYTE_PREFIXES)
 
 
+_ASCII_BYTES = bytes(range(128))
+_STRAY_RE = re.compile("[\udc80-\udcff]")  # bytes surrogateescape kept
+# Each byte 0x80-0xff as windows-1252 reads it (its five unassigned bytes as Latin-1 does).
+_CP1252 = [bytes([b]).decode("cp1252", "ignore") or chr(b) for b in range(256)]
+
+
+def mixed_utf8(body: bytes) -> tuple[str, float]:
+    """Return ``body`` read as UTF-8 with every byte outside a valid sequence read as windows-1252, and the
+    share of its non-ASCII bytes that were valid UTF-8 (1.0 for an ASCII body)."""
+    text = body.decode("utf-8", "surrogateescape")
+    fixed, stray = _STRAY_RE.subn(lambda match: _CP1252[ord(match.group()) - 0xDC00], text)
+    non_ascii = len(body.translate(None, _ASCII_BYTES))
+    return fixed, 1.0 - stray / non_ascii if non_ascii else 1.0
+
+
 def _try_decode(body: bytes, encoding: str | None) -> str | None:
     if encoding is None:
         return None
@@ -120,7 +144,9 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
     """Decode an HTML body; returns the text, the codec and the evidence that chose it."""
     for bom, bom_codec in _BOMS:
         if body.startswith(bom):
-            return DecodedHtml(body[len(bom) :].decode(bom_codec, "replace"), bom_codec, "bom")
+            rest = body[len(bom) :]
+            return DecodedHtml(mixed_utf8(rest)[0] if bom_codec == "utf-8" else rest.decode(bom_codec, "replace"),
+                               bom_codec, "bom")
     candidates: list[tuple[str, str | None]] = [
         ("header", header_charset(content_type)),
         ("meta", meta_charset(body)),
@@ -136,17 +162,25 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
                     return DecodedHtml(as_utf8, "utf-8", "utf-8")
             return DecodedHtml(text, encoding, source)
     # A declared charset with a few broken bytes (a truncated GBK character, a stray byte) is
-    # still the page's charset: decode with replacements when they stay rare.
+    # still the page's charset: decode with replacements when they stay rare; UTF-8's strays as windows-1252.
     for source, declared in candidates[:2]:
         encoding = normalise_encoding(declared)
         if encoding is None:
             continue
+        if encoding == "utf-8":
+            text, valid = mixed_utf8(body)
+            if valid >= MIXED_UTF8_SHARE:
+                return DecodedHtml(text, encoding, source)
+            continue
         text = body.decode(encoding, "replace")
         if text.count("\ufffd") <= max(MAX_REPLACED_CHARS, MAX_REPLACED_SHARE * len(text)):
             return DecodedHtml(text, encoding, source)
+    mixed, valid = mixed_utf8(body)
+    if valid >= MIXED_UTF8_SHARE:
+        return DecodedHtml(mixed, "utf-8", "utf-8")
     best = charset_normalizer.from_bytes(body).best()
     detected = normalise_encoding(best.encoding) if best is not None else None
-    text = _try_decode(body, detected)
-    if text is not None and detected is not None:
-        return DecodedHtml(text, detected, "detected")
+    guessed = _try_decode(body, detected)
+    if guessed is not None and detected is not None:
+        return DecodedHtml(guessed, detected, "detected")
     return DecodedHtml(body.decode("cp1252", "replace"), "cp1252", "fallback")

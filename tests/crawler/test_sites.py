@@ -88,6 +88,7 @@ def _one_site(extra: str) -> str:
         ("    delay: -1\n", "delay", "seconds >= 0"),
         ("    delay: soon\n", "delay", "seconds >= 0"),
         ("    concurrency: 0\n", "concurrency", "positive integer"),
+        ("    javascript: sometimes\n", "javascript", "true, false or auto"),
     ],
 )
 def test_bad_field_is_named_with_entry(extra: str, field: str, problem: str) -> None:
@@ -131,6 +132,13 @@ def test_default_demo_file_is_valid() -> None:
     site_list = load_site_list(REPO / "sites/demo.yaml", {"DEMO_URL": "http://h:1"})
     assert {s.name for s in site_list.sites} == {"en-gazette", "zh-jiangcheng"}
     assert all(s.max_pages <= DEFAULT_MAX_PAGES for s in site_list.sites)
+
+
+def test_javascript_is_a_site_choice_or_left_to_the_setting() -> None:
+    assert parse_site_list(_one_site("")).sites[0].javascript is None
+    assert parse_site_list(_one_site("    javascript: auto\n")).sites[0].javascript is None
+    assert parse_site_list(_one_site("    javascript: true\n")).sites[0].javascript is True
+    assert parse_site_list(_one_site("    javascript: false\n")).sites[0].javascript is False
 
 
 def test_per_site_politeness_gets_a_slot_of_its_own() -> None:

@@ -10,6 +10,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from scrapy.utils.sitemap import Sitemap
 
 from crawler.sites import load_site_list
 from evaluation.datasets import datasets_dir
@@ -18,6 +19,7 @@ from evaluation.replay import (
     ReplayPage,
     ReplayServer,
     group_by_host,
+    group_by_site,
     mojibake,
     replay_pages,
     replay_url,
@@ -128,6 +130,32 @@ def test_group_by_host_keeps_order_and_site_names_are_valid_and_unique() -> None
     assert names == ["a.example", "a.example-2", "1_80", "x"]
 
 
+ARCHIVED = [
+    _page("http://web.archive.test/web/20090301020158/http://arstechnica.com/a.ars", b"<p>a</p>", "a09"),
+    _page("http://web.archive.test/web/20131208120000/http://arstechnica.com/b", b"<p>b</p>", "b13"),
+    _page("http://web.archive.test/web/20090314220047/http://arstechnica.com/c.ars", b"<p>c</p>", "c09"),
+    _page("http://web.archive.test/web/20131208im_/http://www.cnn.com/d", b"<p>d</p>", "d13"),
+    _page("http://web.archive.test/about", b"<p>e</p>", "e"),
+]
+
+
+def test_web_archive_copies_are_grouped_by_original_site_and_year(tmp_path: Path) -> None:
+    groups = group_by_site(ARCHIVED)
+    assert [(key, [p.key for p in pages]) for key, pages in groups.items()] == [
+        ("arstechnica.com 2009", ["a09", "c09"]), ("arstechnica.com 2013", ["b13"]),
+        ("www.cnn.com 2013", ["d13"]), ("web.archive.test", ["e"])]
+    sites = load_site_list(write_site_list(ARCHIVED, tmp_path / "sites.yaml", render=False)).sites
+    assert [site.name for site in sites] == ["arstechnica.com_2009", "arstechnica.com_2013", "www.cnn.com_2013",
+                                             "web.archive.test"]
+    for site, pages in zip(sites, groups.values(), strict=True):  # each site allows its own pages only
+        assert [p.key for p in ARCHIVED if site.allows(site.canonical(p.url))] == [p.key for p in pages]
+    with ReplayServer(ARCHIVED) as running:
+        for site, pages in zip(sites, groups.values(), strict=True):
+            (sitemap,) = site.sitemaps
+            status, _, body = _get(running, sitemap)
+            assert status == 200 and [entry["loc"] for entry in Sitemap(body)] == [p.url for p in pages]
+
+
 def test_replay_url_is_http_and_canonical() -> None:
     assert replay_url("https://News.Example/a?utm_source=x&b=2&a=1#top") == "http://news.example/a?a=1&b=2"
     assert replay_url("ftp://news.example/a") is None
@@ -140,6 +168,7 @@ def test_mojibake_finds_utf8_read_as_windows_1252() -> None:
     broken = "Zoë’s café 新闻".encode().decode("cp1252", "replace")
     assert mojibake(broken)
     assert mojibake("a\ufffdb") == ["\ufffd"]
+    assert mojibake("„Das muß“, sagte er. Stra\u00adße, Fußball") == []  # German: ß before quotes, soft hyphens
 
 
 # --- real dataset pages --------------------------------------------------------------------

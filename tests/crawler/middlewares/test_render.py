@@ -16,7 +16,7 @@ from scrapy_playwright.handler import BrowserContextWrapper
 
 from crawler.errors import RenderStuck
 from crawler.handlers import SharedPlaywrightDownloadHandler
-from crawler.middlewares.render import RenderConfig, RenderMiddleware, web_label
+from crawler.middlewares.render import RenderConfig, RenderMiddleware, block_policy, web_label
 from extraction.pagetype.models import CROP_RATIO
 
 
@@ -40,6 +40,9 @@ def test_config_from_settings() -> None:
     ("RENDER_SCREENSHOT_QUALITY", 0, "RENDER_SCREENSHOT_QUALITY"),
     ("RENDER_BLOCK_RESOURCES", "media,videos", "videos"),
     ("PLAYWRIGHT_MAX_PAGES_PER_CONTEXT", 0, "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"),
+    ("RENDER_JAVASCRIPT", "sometimes", "RENDER_JAVASCRIPT"),
+    ("RENDER_SCREENSHOT_SCALE", 0, "RENDER_SCREENSHOT_SCALE"),
+    ("RENDER_BLOCK_RESOURCES", "eventsource", "together"),
 ])
 def test_config_refuses_values_that_cannot_work(setting: str, value: Any, message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -78,10 +81,14 @@ def _png(height: int, width: int = 64) -> bytes:
 class FakeBrowserPage:
     """The Playwright page calls the middleware makes after navigation."""
 
-    def __init__(self, html: str = "<html><body><p>rendered</p></body></html>", height: int = 3000) -> None:
+    def __init__(self, html: str = "<html><body><p>rendered</p></body></html>", height: int = 3000,
+                 loads: list[tuple[str | None, str]] | None = None) -> None:
         self.html, self.height = html, height
         self.closed = False
         self.shots: list[dict[str, Any]] = []
+        self.url = ""  # the document the browser was asked for (FakeEngine sets it)
+        # What the navigation timing entry says per render: (document URL, None: the one asked for; type).
+        self.loads = list(loads or [])
 
     def is_closed(self) -> bool:
         return self.closed
@@ -93,7 +100,8 @@ class FakeBrowserPage:
         return None
 
     async def evaluate(self, script: str) -> dict[str, Any]:
-        return {"height": self.height, "charset": "GBK"}
+        document, load = self.loads.pop(0) if self.loads else (None, "navigate")
+        return {"height": self.height, "charset": "GBK", "document": document or self.url, "load": load}
 
     async def content(self) -> str:
         return self.html
@@ -119,6 +127,7 @@ class FakeEngine:
             raise self.failures.pop(0)
         request.meta["playwright_page"] = self.page
         request.meta["render_document_served"] = True
+        self.page.url, self.page.closed = request.url, False
         return HtmlResponse(request.url, body=b"<html></html>", request=request)
 
 
@@ -249,10 +258,11 @@ class RoutedPage:
         self.handler = handler
 
 
-def test_route_serves_the_document_and_applies_the_subresource_policy() -> None:
+def test_strict_route_serves_the_document_and_applies_the_subresource_policy() -> None:
     middleware, stats = _middleware(FakeEngine(FakeBrowserPage()))
     request = Request("http://a.test/a.html", meta={
-        "render_document": ("http://a.test/a.html", b"<p>bytes</p>", "text/html; charset=utf-8")})
+        "render_document": ("http://a.test/a.html", b"<p>bytes</p>", "text/html; charset=utf-8"),
+        "render_strict": True})
     page = RoutedPage()
     _run(middleware._route_page(page, request))  # type: ignore[arg-type]
 
@@ -265,6 +275,7 @@ def test_route_serves_the_document_and_applies_the_subresource_policy() -> None:
     kind, served = answer(FakeBrowserRequest("http://a.test/a.html#top", "document", navigation=True))
     assert kind == "fulfill" and served["body"] == b"<p>bytes</p>"
     assert served["headers"]["content-type"] == "text/html; charset=utf-8" and request.meta["render_document_served"]
+    assert served["headers"]["content-security-policy"] == block_policy(RenderConfig().block_resources)
     assert answer(FakeBrowserRequest("http://elsewhere.test/", "document", navigation=True))[0] == "abort"
     frame = FakeBrowserRequest("http://ads.test/frame", "document", navigation=True, frame=FakeFrame(FakeFrame()))
     assert answer(frame)[0] == "abort"
@@ -276,6 +287,99 @@ def test_route_serves_the_document_and_applies_the_subresource_policy() -> None:
         answer(FakeBrowserRequest("http://a.test/a.html", "document", navigation=True))
     assert answer(FakeBrowserRequest("http://a.test/a.html", "document", navigation=True))[0] == "abort"
     assert stats.get_value("render/blocked/font") == 1 and stats.get_value("render/blocked/subframe") == 1
+
+
+class FastRoutedPage:
+    """Records the routes of the default (fast) mode."""
+
+    def __init__(self) -> None:
+        self.routes: list[tuple[Any, Any]] = [("**", "scrapy-playwright's handler")]
+        self.unrouted_all = False
+
+    async def unroute(self, pattern: str) -> None:
+        self.routes = [route for route in self.routes if route[0] != pattern]
+
+    async def route(self, pattern: Any, handler: Any) -> None:
+        self.routes.append((pattern, handler))
+
+    async def unroute_all(self, behavior: str | None = None) -> None:
+        self.routes, self.unrouted_all = [], True
+
+
+def test_fast_route_serves_the_document_then_intercepts_nothing() -> None:
+    middleware, _ = _middleware(FakeEngine(FakeBrowserPage()))
+    url = "http://a.test/a.html?id=1&x=[2]"
+    request = Request(url, meta={"render_document": (url, b"<p>bytes</p>", "text/html; charset=gb18030")})
+    page = FastRoutedPage()
+
+    async def scenario() -> tuple[str, Any]:
+        await middleware._route_page(page, request)  # type: ignore[arg-type]
+        ((pattern, handler),) = page.routes  # scrapy-playwright's "**" route is gone: only the document's
+        assert pattern.fullmatch(url) and pattern.fullmatch(url + "#top") and not pattern.fullmatch(url + "x")
+        route = FakeRoute()
+        await handler(route, FakeBrowserRequest(url, "document", navigation=True))
+        await asyncio.sleep(0.01)  # the routes are removed in a task
+        assert route.outcome is not None
+        return route.outcome
+
+    kind, served = _run(scenario())
+    assert kind == "fulfill" and served["body"] == b"<p>bytes</p>" and request.meta["render_document_served"]
+    assert served["headers"] == {"content-type": "text/html; charset=gb18030",
+                                 "content-security-policy": block_policy(RenderConfig().block_resources)}
+    assert page.unrouted_all and page.routes == []
+
+
+def test_a_page_that_loads_another_document_is_rendered_again_strictly() -> None:
+    for loads in ([("http://a.test/consent", "navigate")], [(None, "reload")]):
+        browser_page = FakeBrowserPage(loads=loads)
+        engine = FakeEngine(browser_page)
+        middleware, stats = _middleware(engine)
+        request = Request("http://a.test/a#top", meta={"render": True})
+        _run(middleware.process_response(request, HtmlResponse(request.url, body=b"<p>x</p>", request=request)))
+        assert [r.meta["render_strict"] for r in engine.requests] == [False, True]
+        result = request.meta["render_result"]
+        assert result.html == browser_page.html and result.screenshot is not None
+        assert result.flags == ["render_charset_differs"]  # the fake says GBK: no flag of the first attempt stays
+        assert stats.get_value("render/strict") == 1 and stats.get_value("render/page") == 1
+
+
+SHORT_PAGE = b"<html><body><div id=app></div><p>Loading</p><script>build()</script></body></html>"
+LONG_PAGE = ("<html><body>" + "<p>A paragraph of the article that the server wrote into the page.</p>" * 40
+             + "</body></html>").encode()
+
+
+@pytest.mark.parametrize(("settings", "meta", "body", "expected"), [
+    ({}, {}, SHORT_PAGE, True),  # auto: too little text in the fetched HTML, scripts may build it
+    ({}, {}, LONG_PAGE, False),  # auto: the server sent the content
+    ({"RENDER_JAVASCRIPT_BELOW": 10_000}, {}, LONG_PAGE, True),
+    ({"RENDER_JAVASCRIPT": "on"}, {}, LONG_PAGE, True),
+    ({"RENDER_JAVASCRIPT": "off"}, {}, SHORT_PAGE, False),
+    ({}, {"render_javascript": True}, LONG_PAGE, True),  # the site list's javascript: wins
+    ({"RENDER_JAVASCRIPT": "on"}, {"render_javascript": False}, SHORT_PAGE, False),
+])
+def test_scripts_run_when_the_fetched_html_has_little_text(settings: dict[str, Any], meta: dict[str, Any],
+                                                          body: bytes, expected: bool) -> None:
+    engine = FakeEngine(FakeBrowserPage())
+    middleware, stats = _middleware(engine, **settings)
+    request = Request("http://a.test/a", meta={"render": True, **meta})
+    _run(middleware.process_response(request, HtmlResponse(request.url, body=body, request=request)))
+    (browser_request,) = engine.requests
+    assert browser_request.meta["playwright_context_kwargs"]["java_script_enabled"] is expected
+    assert browser_request.meta["playwright_context"] == ("render" if expected else "render-no-javascript")
+    assert request.meta["render_result"].javascript is expected
+    assert stats.get_value(f"render/javascript/{'on' if expected else 'off'}") == 1
+    assert "tree" not in request.meta["fetched_page"].__dict__  # not held while the page waits for the browser
+
+
+def test_block_policy_is_a_content_security_policy() -> None:
+    default = block_policy(RenderConfig().block_resources)
+    assert default == ("font-src 'none'; manifest-src 'none'; media-src 'none'; frame-src 'none'; "
+                       "connect-src http: https: data: blob:")
+    assert block_policy(["xhr", "fetch", "eventsource", "websocket"]) == "connect-src 'none'"
+    assert block_policy([]) == ""
+    for bad in (["eventsource"], ["document"], ["other"]):
+        with pytest.raises(ValueError, match="RENDER_BLOCK_RESOURCES"):
+            block_policy(bad)
 
 
 class FakeContext:

@@ -4,7 +4,14 @@ import codecs
 
 import pytest
 
-from extraction.dom.encoding import decode_html, header_charset, meta_charset, normalise_encoding
+from extraction.dom.encoding import (
+    MIXED_UTF8_SHARE,
+    decode_html,
+    header_charset,
+    meta_charset,
+    mixed_utf8,
+    normalise_encoding,
+)
 
 ZH_SIMPLIFIED = "江城日报讯，市政府今日召开新闻发布会，宣布新的交通政策。市民反应热烈，专家认为这是一项重要改革。" * 8
 ZH_TRADITIONAL = "臺北市政府今日宣布新的交通政策，市民反應熱烈，專家認為這是一項重要的改革措施。" * 8
@@ -96,3 +103,25 @@ def test_a_real_single_byte_page_keeps_its_declaration() -> None:
         assert decoded.source == "meta" and text in decoded.text
     ascii_page = decode_html(b"<meta charset=iso-8859-1><p>plain</p>")
     assert ascii_page.source == "meta"  # nothing to tell: the declaration stands
+
+
+def test_utf8_with_stray_windows_1252_bytes_reads_both() -> None:
+    """UTF-8 pages with a few windows-1252 bytes pasted in (a CMS import, a template): the strays are read as
+    windows-1252, not replaced by U+FFFD, whether the page declares UTF-8 or nothing."""
+    article = "<p>Zoë’s café — “naïve” façade.</p>" * 20
+    stray = b"<p>Copyright " + b"\xa9 2008 Caf\xe9 \x93Bistro\x94</p>"  # windows-1252 bytes
+    for head in (b"", b'<meta charset="utf-8">'):
+        decoded = decode_html(head + article.encode() + stray)
+        assert decoded.encoding == "utf-8" and decoded.source == ("meta" if head else "utf-8")
+        assert article in decoded.text and "© 2008 Café “Bistro”" in decoded.text and "\ufffd" not in decoded.text
+    assert mixed_utf8(b"plain") == ("plain", 1.0)
+    text, valid = mixed_utf8("é".encode() * 9 + b"\xe9")
+    assert text == "é" * 10 and valid == pytest.approx(18 / 19)
+
+
+def test_a_legacy_page_is_not_taken_for_utf8_with_strays() -> None:
+    body = ("<p>" + "江城日报记者报道，市政府今日召开会议，研究部署城市建设工作。" * 30 + "</p>").encode("gbk")
+    assert mixed_utf8(body)[1] < MIXED_UTF8_SHARE
+    assert decode_html(body).encoding == "gb18030"
+    declared_wrong = b'<meta charset="utf-8">' + body  # a wrong declaration is not believed either
+    assert decode_html(declared_wrong).encoding == "gb18030"

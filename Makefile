@@ -50,11 +50,11 @@ bench: setup
 	$(BIN)/python -m bench.crawl_bench
 
 # Replay benchmark (needs ../shared/datasets): real dataset pages crawled at their original URLs through a
-# local proxy with the default settings, plain (2,000 pages) and rendered (600 pages): pages/s, memory over
-# time, screenshot bytes, crawl F1 beside offline F1 (bench/results/replay-*/replay.md).
+# local proxy with the default settings, plain (5,000 pages, ~6 min) and rendered (2,000 pages, ~15 min):
+# pages/s, memory over time, screenshot bytes, crawl F1 beside offline F1 (bench/results/replay-*/replay.md).
 bench-replay: setup
-	$(BIN)/python -m bench.replay_bench --pages 2000 --render off --out bench/results/replay-plain
-	$(BIN)/python -m bench.replay_bench --pages 600 --render on --out bench/results/replay-rendered
+	$(BIN)/python -m bench.replay_bench --pages 5000 --render off --out bench/results/replay-plain
+	$(BIN)/python -m bench.replay_bench --pages 2000 --render on --out bench/results/replay-rendered
 
 # Template library benchmarks (need ../shared/datasets/msv-big5): quality and cost per page.
 bench-templates: setup

@@ -86,7 +86,7 @@ def pick_pages(total: int) -> list[str]:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    lines = path.read_text(encoding="utf-8").splitlines() if path.exists() else []
+    lines = path.read_text(encoding="utf-8").split("\n") if path.exists() else []
     return [json.loads(line) for line in lines if line.strip()]
 
 

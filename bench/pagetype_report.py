@@ -47,7 +47,7 @@ def _read_predictions(path: Path, variant: str | None = None) -> dict[str, dict[
     out: dict[str, dict[Key, dict[str, Any]]] = defaultdict(dict)
     if not path.exists():
         return out
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in path.read_text(encoding="utf-8").split("\n"):
         if not line.strip():
             continue
         record = json.loads(line)

@@ -90,6 +90,11 @@ def cpu_ticks(pid: int) -> tuple[int, int]:
     return int(fields[19]), int(fields[11]) + int(fields[12])
 
 
+def python_workers(tree: dict[int, str]) -> list[int]:
+    """Return the Python processes among ``tree`` (a crawl's extraction workers and their fork server)."""
+    return [pid for pid, exe in tree.items() if os.path.basename(exe).startswith("python")]
+
+
 def foreign_crawlers() -> list[int]:
     """Return the pids of Scrapy crawls and Chromiums not below this process (they skew timings)."""
     table = process_table()
@@ -111,7 +116,7 @@ class MemorySampler(threading.Thread):
     def __init__(self, root: int) -> None:
         super().__init__(daemon=True)
         self.root = root
-        self.chromium_peak_kib = self.driver_peak_kib = self.crawl_peak_kib = 0
+        self.chromium_peak_kib = self.driver_peak_kib = self.crawl_peak_kib = self.workers_peak_kib = 0
         self.chromium_procs_max = 0
         self.cpu: dict[tuple[int, int], tuple[str, int]] = {}  # (pid, start) -> (kind, CPU ticks)
         self._stop_event = threading.Event()
@@ -124,6 +129,7 @@ class MemorySampler(threading.Thread):
         self.chromium_peak_kib = max(self.chromium_peak_kib, sum(memory_kib(pid) for pid in chromium))
         self.driver_peak_kib = max(self.driver_peak_kib, sum(memory_kib(pid) for pid in driver))
         self.crawl_peak_kib = max(self.crawl_peak_kib, memory_kib(self.root, pss=False))
+        self.workers_peak_kib = max(self.workers_peak_kib, sum(memory_kib(pid) for pid in python_workers(tree)))
         self.chromium_procs_max = max(self.chromium_procs_max, len(chromium))
         kinds = {pid: "chromium" if pid in chromium else "driver" if pid in driver else "other" for pid in tree}
         for pid, kind in [(self.root, "crawl"), *kinds.items()]:

@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.crawl_bench import machine_info
-from bench.procs import MIB, MemorySampler, descendants, kill_tree, memory_kib, process_table
+from bench.procs import MIB, MemorySampler, descendants, kill_tree, memory_kib, process_table, python_workers
 from evaluation.datasets import datasets_dir
 from evaluation.harness import GROUPS, _Scorer
 from evaluation.replay import ReplayPage, ReplayServer, charset_kind, mojibake, replay_pages, write_site_list
@@ -64,12 +64,12 @@ def bench_pages(total: int, names: tuple[str, ...], guess_urls: bool) -> list[Re
 
 
 class Timeline(threading.Thread):
-    """Samples (seconds, pages served, crawl RSS KiB, Chromium PSS KiB) of a crawl every second."""
+    """Samples (seconds, pages served, crawl RSS KiB, Chromium PSS KiB, workers PSS KiB) of a crawl every second."""
 
     def __init__(self, root: int, server: ReplayServer, total: int, label: str) -> None:
         super().__init__(daemon=True)
         self.root, self.server, self.total, self.label = root, server, total, label
-        self.samples: list[tuple[float, int, int, int]] = []
+        self.samples: list[tuple[float, int, int, int, int]] = []
         self._stop_event = threading.Event()
         self.started = time.monotonic()
         self._last_progress = -PROGRESS_EVERY
@@ -78,14 +78,16 @@ class Timeline(threading.Thread):
         """Append one sample; print a progress line every PROGRESS_EVERY seconds."""
         tree = descendants(self.root, process_table())
         chromium = sum(memory_kib(pid) for pid, exe in tree.items() if "chrom" in os.path.basename(exe))
+        workers = sum(memory_kib(pid) for pid in python_workers(tree))
         now = time.monotonic() - self.started
         served = self.server.pages_served()
-        self.samples.append((now, served, memory_kib(self.root, pss=False), chromium))
+        self.samples.append((now, served, memory_kib(self.root, pss=False), chromium, workers))
         if now - self._last_progress >= PROGRESS_EVERY:
             self._last_progress = now
             rate = served / now if now > 0 else 0.0
             log(f"[{self.label}] {now:6.0f} s: {served}/{self.total} pages served ({rate:.1f}/s), crawl RSS "
-                f"{self.samples[-1][2] / MIB:.0f} MiB, Chromium PSS {chromium / MIB:.0f} MiB")
+                f"{self.samples[-1][2] / MIB:.0f} MiB, workers PSS {workers / MIB:.0f} MiB, Chromium PSS "
+                f"{chromium / MIB:.0f} MiB")
 
     def run(self) -> None:
         while not self._stop_event.is_set():
@@ -97,6 +99,15 @@ class Timeline(threading.Thread):
         self._stop_event.set()
         self.join()
 
+    def steady_rate(self) -> float | None:
+        """Return pages served per second between the samples that first saw 10% and 90% of the pages (the
+        start-up, the first round of robots.txt and sitemaps and the last, politeness-bound pages left out)."""
+        first = next((s for s in self.samples if s[1] >= 0.1 * self.total), None)
+        last = next((s for s in self.samples if s[1] >= 0.9 * self.total), None)
+        if first is None or last is None or last[0] <= first[0]:
+            return None
+        return round((last[1] - first[1]) / (last[0] - first[0]), 2)
+
     def flatness(self) -> dict[str, dict[str, float] | None]:
         """Return crawl RSS and Chromium PSS (MiB) at the first sample with 10/50/90/100% of the pages served
         (100%: the crawl's last sample when it ended before a sample saw every page)."""
@@ -107,7 +118,7 @@ class Timeline(threading.Thread):
             hit = next((s for s in alive if s[1] >= need), alive[-1] if alive and share == 1.0 else None)
             out[f"{round(share * 100)}%"] = None if hit is None else {
                 "s": round(hit[0], 1), "pages": hit[1], "crawl_rss_mib": round(hit[2] / MIB, 1),
-                "chromium_pss_mib": round(hit[3] / MIB, 1)}
+                "chromium_pss_mib": round(hit[3] / MIB, 1), "workers_pss_mib": round(hit[4] / MIB, 1)}
         return out
 
 
@@ -168,7 +179,7 @@ def run_mode(pages: list[ReplayPage], render: bool,
                     timeline.stop()
             wall = time.monotonic() - started
             requests = server.outcome_counts()
-        records = [json.loads(line) for line in (work / "out.jsonl").read_text(encoding="utf-8").splitlines()
+        records = [json.loads(line) for line in (work / "out.jsonl").read_text(encoding="utf-8").split("\n")
                    if line.strip()] if (work / "out.jsonl").exists() else []
         stats = json.loads((work / "stats.json").read_text(encoding="utf-8")) if (work / "stats.json").exists() else {}
         lines = (work / "crawl.log").read_text(encoding="utf-8", errors="replace").splitlines()
@@ -191,8 +202,10 @@ def run_mode(pages: list[ReplayPage], render: bool,
             "driver_peak_pss_mib": round(sampler.driver_peak_kib / MIB, 1),
             "chromium_procs_max": sampler.chromium_procs_max, "cpu_s": sampler.cpu_s(),
             "flatness": timeline.flatness(),
-            "timeline": [[round(t, 1), n, round(rss / MIB, 1), round(pss / MIB, 1)]
-                         for t, n, rss, pss in timeline.samples],
+            "pages_per_s_steady": timeline.steady_rate(),
+            "timeline": [[round(t, 1), n, round(rss / MIB, 1), round(pss / MIB, 1), round(workers / MIB, 1)]
+                         for t, n, rss, pss, workers in timeline.samples],
+            "workers_peak_pss_mib": round(sampler.workers_peak_kib / MIB, 1),
             "rendered": sum(1 for r in good if r.get("rendered")),
             "screenshots": len(shots), "screenshot_bytes_per_page": round(shot_bytes / len(good)) if good else None,
             "requests": requests, "command": command,
@@ -294,10 +307,15 @@ def markdown(report: dict[str, Any]) -> str:
     row("pages/s (Scrapy elapsed)", "pages_per_s_elapsed")
     row("pages/s (first to last record)", "pages_per_s_first_to_last")
     row("crawl peak RSS MiB", "crawl_peak_rss_mib")
+    row("extraction workers peak PSS MiB", "workers_peak_pss_mib")
     row("Chromium peak PSS MiB", "chromium_peak_pss_mib")
     for point in [f"{round(share * 100)}%" for share in FLATNESS_POINTS]:
-        row(f"crawl RSS / Chromium PSS MiB at {point}", lambda m, p=point: "—" if not m["flatness"].get(p) else
-            f"{m['flatness'][p]['crawl_rss_mib']} / {m['flatness'][p]['chromium_pss_mib']}")
+        row(f"crawl RSS / workers PSS / Chromium PSS MiB at {point}", lambda m, p=point: "—"
+            if not m["flatness"].get(p) else f"{m['flatness'][p]['crawl_rss_mib']} / "
+            f"{m['flatness'][p]['workers_pss_mib']} / {m['flatness'][p]['chromium_pss_mib']}")
+    row("pages/s between 10% and 90% of the pages", "pages_per_s_steady")
+    row("CPU s per page: crawl / workers / Chromium / driver", lambda m: " / ".join(
+        f"{m['cpu_s'][k] / max(m['records_200'], 1):.3f}" for k in ("crawl", "other", "chromium", "driver")))
     row("screenshot bytes per page", "screenshot_bytes_per_page")
     row("text equal to offline", lambda m: f"{m['checks']['equal_to_offline']} / {m['pages']}")
     row("mojibake pages (offline)",

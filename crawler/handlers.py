@@ -15,15 +15,22 @@
    can also wait for a page slot or on a driver that stopped answering; RENDER_DEADLINE
    (seconds, for the whole browser download) turns such a wait into a ``render_stuck`` error.
 4. **No per-request debug logging unless asked for** (``LOG_LEVEL=DEBUG``): see ``__init__``.
+5. **The renderer reads the page once.** For a request with ``meta["render_capture"]`` (the render
+   middleware's), the page is opened as scrapy-playwright opens it, then that coroutine reads it
+   (load wait, DOM, screenshot) in place of scrapy-playwright's own ``page.content()``, headers and
+   server-address round trips; the response is empty, the capture is in the middleware's result.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from typing import Any
 
+from playwright.async_api import Error as PlaywrightError
+from playwright.async_api import Page
 from scrapy import Request, Spider
 from scrapy.crawler import Crawler
 from scrapy.http import Response
@@ -75,6 +82,20 @@ class SharedPlaywrightDownloadHandler(ScrapyPlaywrightDownloadHandler):
             self.stats.inc_value("render/stuck")
             logger.warning("Browser download of %s took over %.0f s: given up", request.url, self.deadline)
             raise RenderStuck(f"no answer from the browser in {self.deadline:.0f} s") from None
+
+    async def _download_request_with_page(self, request: Request, page: Page, spider: Spider) -> Response:
+        capture = request.meta.get("render_capture")
+        if capture is None:
+            return await super()._download_request_with_page(request, page, spider)
+        request.meta["playwright_page"] = page  # early: the caller closes it on every path
+        started = time.monotonic()
+        response, download = await self._get_response_and_download(request, page, spider)
+        if download is not None:
+            raise PlaywrightError(f"{request.url} was downloaded by the browser, not shown")
+        await capture(page)
+        request.meta["download_latency"] = time.monotonic() - started
+        return Response(page.url, status=response.status if response is not None else 200, request=request,
+                        flags=["playwright"])
 
     def _make_close_page_callback(self, context_name: str) -> Callable[[], None]:
         # Called right after the page was opened, so this is the page's own context.

@@ -232,7 +232,9 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
     record.lang = declared_lang(root) or script_language(visible_text(root))
     if record.template_cleaning and record.template_cleaning["removed_nodes"]:
         blocks = None  # the tree changed: the text step segments it again
-    _text(page, root, context, record, routed, blocks)
+    dom = typed.dom_probabilities if typed is not None else None
+    _text(page, root, context, record, routed, blocks,
+          None if dom is None else [float(dom.get(name, 0.0)) for name in ("article", "list", "other")])
     _repair(record, count)
     count(f"extract/{record.extraction_method}", 1)
     if not record.text:
@@ -317,7 +319,7 @@ def _templates(page: Page, root: html.HtmlElement, context: Context, record: Rec
 
 
 def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, routed: bool,
-          blocks: list[Block] | None) -> None:
+          blocks: list[Block] | None, page_probabilities: list[float] | None = None) -> None:
     method, count = context.method, context.count
     step = "blocks" if method == PIPELINE else "method"
     try:
@@ -325,8 +327,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
             listed = extract_tree(root, LIST_METHOD, page.url)
             record.text, record.extraction_method = listed.text, LIST_METHOD
         elif method == PIPELINE and context.block_models is not None:
-            decision = classify(root, context.block_models, blocks)
-            record.text, record.extraction_method = decision.text, "svm"
+            decision = classify(root, context.block_models, blocks, page_probabilities=page_probabilities)
+            record.text, record.extraction_method = decision.text, decision.model
             record.block_stats = decision.stats()
             count("blocks/kept", record.block_stats["blocks_kept"])
             count("blocks/dropped", record.block_stats["blocks"] - record.block_stats["blocks_kept"])

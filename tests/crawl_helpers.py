@@ -82,7 +82,7 @@ def run_crawl(
             raise AssertionError(f"crawl did not finish in {timeout} s:\n{log[-5000:]}") from None
     items = []
     if feed.exists():
-        items = [json.loads(line) for line in feed.read_text(encoding="utf-8").splitlines() if line.strip()]
+        items = [json.loads(line) for line in feed.read_text(encoding="utf-8").split("\n") if line.strip()]
         for item in items:  # every record of every test crawl has the documented schema
             jsonschema.validate(item, schema())
     stats = json.loads(stats_file.read_text(encoding="utf-8")) if stats_file.exists() else {}

@@ -41,6 +41,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, ClassVar
 
 from playwright.async_api import Error as PlaywrightError
@@ -265,19 +266,14 @@ class RenderMiddleware:
         attempt = 0
         while True:
             browser_request = self._browser_request(request, response, page, strict, javascript)
+            started = time.monotonic()
+            # Run by the download handler right after navigation (crawler/handlers.py), in place of
+            # scrapy-playwright's own reading of the page: the DOM is serialised and sent over once.
+            browser_request.meta["render_capture"] = partial(self._read_page, request, browser_request, result,
+                                                             None if strict else response.url, started)
             try:
                 assert self.crawler.engine is not None
-                started = time.monotonic()
-                rendered = await self.crawler.engine.download_async(browser_request)
-                self._seconds("open", started)
-                browser_page: Page | None = rendered.meta.get("playwright_page")
-                if browser_page is None:
-                    raise PlaywrightError("scrapy-playwright returned no page")
-                if not rendered.meta.get("render_document_served"):
-                    result.flags.append("document_not_served")  # the route was not in place: counted, kept
-                    self.stats.inc_value("render/document_not_served")
-                await asyncio.wait_for(self._finish(browser_page, request, result, None if strict else response.url),
-                                       self.config.capture_deadline)
+                await self.crawler.engine.download_async(browser_request)
                 return result
             except _LeftDocument as left:
                 # Its scripts loaded another document: render it again, intercepting every request.
@@ -286,7 +282,7 @@ class RenderMiddleware:
                             left)
                 result, strict = RenderResult(charset=page.decoded.encoding, javascript=javascript), True
                 continue
-            except TimeoutError:
+            except _CaptureStuck:
                 result.flags.append("capture_stuck")
                 self.stats.inc_value("render/capture_stuck")
                 logger.warning("Capturing %s took over %.0f s: the fetched HTML goes on alone", request.url,
@@ -401,6 +397,18 @@ class RenderMiddleware:
         """Add the milliseconds since ``started`` to ``render/ms/<phase>`` (README, "Stats")."""
         self.stats.inc_value(f"render/ms/{phase}", round(1000 * (time.monotonic() - started)))
 
+    async def _read_page(self, request: Request, browser_request: Request, result: RenderResult, document: str | None,
+                       started: float, page: Page) -> None:
+        """Read the rendered page into ``result`` (the download handler calls this once the page is open)."""
+        self._seconds("open", started)
+        if not browser_request.meta.get("render_document_served"):
+            result.flags.append("document_not_served")  # the route was not in place: counted, kept
+            self.stats.inc_value("render/document_not_served")
+        try:
+            await asyncio.wait_for(self._finish(page, request, result, document), self.config.capture_deadline)
+        except TimeoutError:
+            raise _CaptureStuck from None
+
     async def _finish(self, page: Page, request: Request, result: RenderResult, document: str | None) -> None:
         """Wait for the load event, read the DOM and take the screenshot. ``document``: the URL served from
         the fetched bytes, when another document in its place must raise _LeftDocument (None: strict mode)."""
@@ -445,7 +453,7 @@ class RenderMiddleware:
             self.stats.inc_value("render/screenshot_capped")
         for attempt in (1, 2):
             try:
-                image = await self._capture(page, height)
+                image = await self._take_screenshot(page, height)
             except PlaywrightError as exc:
                 if exception_reason(exc) == "browser_crash":
                     raise  # the page is rendered again as a whole
@@ -470,7 +478,7 @@ class RenderMiddleware:
                            request.url, offset, attempt)
         result.flags.append("screenshot_glitch")  # twice glitched: keep no screenshot
 
-    async def _capture(self, page: Page, height: int) -> bytes:
+    async def _take_screenshot(self, page: Page, height: int) -> bytes:
         clip: FloatRect = {"x": 0, "y": 0, "width": self.config.viewport_width, "height": height}
         options: dict[str, Any] = {"full_page": not self.config.top_capture, "clip": clip,
                                    "type": self.config.screenshot_format,
@@ -512,6 +520,10 @@ async def _close(page: Page) -> None:
     except (TimeoutError, PlaywrightError) as exc:
         # The browser is gone (crash: scrapy-playwright relaunches it) or not answering.
         logger.debug("Page not closed cleanly: %s", short_message(exc))
+
+
+class _CaptureStuck(Exception):
+    """Reading the rendered page took over RenderConfig.capture_deadline."""
 
 
 class _LeftDocument(Exception):

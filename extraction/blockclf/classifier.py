@@ -32,6 +32,7 @@ import numpy.typing as npt
 import onnxruntime as ort
 from lxml import html
 
+from extraction.blockclf.context import CONTEXT_VERSION, FEATURES, context_features
 from extraction.blockclf.features import (
     BLOCK_FEATURES,
     FEATURE_VERSION,
@@ -47,6 +48,9 @@ from extraction.paths import MODELS_DIR
 
 NAME = "svm"
 TRAIN_COMMAND = "make train-blocks"
+STACK_NAME = "stack"  # extraction_method of the text the stacked model chose
+STACK_FOLDER = "stack"  # the stacked block model's folder, inside the block models' folder
+STACK_TRAIN_COMMAND = "make train-stack"
 # Blocks scored per page. The largest of 2,213 dataset pages (CleanEval final, WCXB dev,
 # Chinese-WCED) has 2,500 blocks (99th percentile 557), so real pages stay whole. A page over the
 # cap (the test page: 400,000 link blocks in 17 MB) keeps the MAX_BLOCKS blocks with the most
@@ -75,21 +79,41 @@ class _Model:
 
 
 @dataclass(frozen=True)
+class _StackModel:
+    """The default block model: gradient-boosted trees over blocks in context (``extraction.blockclf.context``)."""
+
+    session: ort.InferenceSession
+    input_name: str
+    threshold: float
+    version: str
+
+    def content_probability(self, features: np.ndarray) -> np.ndarray:
+        rows = features.astype(np.float32, copy=False)
+        parts = [np.asarray(self.session.run(None, {self.input_name: rows[start:start + BATCH_ROWS]})[1])[:, 1]
+                 for start in range(0, len(rows), BATCH_ROWS)]
+        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+
+
+@dataclass(frozen=True)
 class BlockModels:
-    """The block model, the paragraph model and their meta data."""
+    """The block model, the paragraph model and their meta data; the stacked block model when shipped."""
 
     blocks: _Model
     paragraphs: _Model
     meta: dict[str, Any]
     version: str = ""  # extraction.onnx.meta_version of the folder, recorded with the text
+    stack: _StackModel | None = None  # models/stack/: decides the blocks in the SVM's place when present
 
     @classmethod
     def load(cls, directory: str | Path | None = None) -> BlockModels:
-        """Load and validate the models of ``directory`` (None or empty: the shipped ``models/``)."""
+        """Load and validate the models of ``directory`` (None or empty: the shipped ``models/``) and the
+        stacked block model of its ``stack/`` folder when there is one."""
         folder = Path(directory or MODELS_DIR)
         meta = read_meta(folder, TRAIN_COMMAND)
+        stack = _stack_model(folder / STACK_FOLDER) if (folder / STACK_FOLDER / META_FILE).exists() else None
+        version = meta_version(folder) + (f"+{stack.version}" if stack is not None else "")
         return cls(_model(folder, meta, "blocks", BLOCK_FEATURES),
-                   _model(folder, meta, "paragraphs", PARAGRAPH_FEATURES), meta, meta_version(folder))
+                   _model(folder, meta, "paragraphs", PARAGRAPH_FEATURES), meta, version, stack)
 
 
 def _model(folder: Path, meta: dict[str, Any], kind: str, names: tuple[str, ...]) -> _Model:
@@ -103,6 +127,16 @@ def _model(folder: Path, meta: dict[str, Any], kind: str, names: tuple[str, ...]
                          f"`{TRAIN_COMMAND}`")
     loaded = session(folder / entry.get("file", f"{kind}.onnx"))
     return _Model(loaded, loaded.get_inputs()[0].name, float(entry.get("threshold", 0.5)))
+
+
+def _stack_model(folder: Path) -> _StackModel:
+    meta = read_meta(folder, STACK_TRAIN_COMMAND)
+    where = folder / META_FILE
+    if meta.get("context_version") != CONTEXT_VERSION or tuple(meta.get("features", ())) != FEATURES:
+        raise ModelError(f"{where}: the stacked block model's features (version {meta.get('context_version')!r}) "
+                         f"differ from this code's ({CONTEXT_VERSION}): retrain with `{STACK_TRAIN_COMMAND}`")
+    loaded = session(folder / meta.get("file", "model.onnx"))
+    return _StackModel(loaded, loaded.get_inputs()[0].name, float(meta.get("threshold", 0.5)), meta_version(folder))
 
 
 def shared_models(directory: str | Path | None = None) -> BlockModels:
@@ -121,6 +155,7 @@ class BlockDecision:
     paragraphs: list[list[bool]] = field(default_factory=list)  # per block: paragraphs kept
     fallback: bool = False
     capped: int = 0  # blocks dropped unscored (MAX_BLOCKS)
+    model: str = NAME  # which block model decided: "svm", or "stack" (the stacked model)
 
     @property
     def text(self) -> str:
@@ -159,25 +194,34 @@ def scored_blocks(blocks: Sequence[Block], limit: int = MAX_BLOCKS) -> npt.NDArr
 
 
 def classify(root: html.HtmlElement, models: BlockModels | None = None,
-             blocks: list[Block] | None = None, trim: bool = True) -> BlockDecision:
+             blocks: list[Block] | None = None, trim: bool = True,
+             page_probabilities: Sequence[float] | None = None, stack: bool = True) -> BlockDecision:
     """Classify the blocks of a parsed page (not modified) and trim their paragraphs.
 
     ``blocks``: ``page_blocks(root)`` when the caller already has them; ``trim`` False skips the
     paragraph model (every paragraph of a kept block stays). At most ``MAX_BLOCKS`` blocks are
-    scored (``scored_blocks``); the others are not kept.
+    scored (``scored_blocks``); the others are not kept. The stacked model decides when the models
+    have one and ``stack`` is on (the ``svm`` method turns it off); ``page_probabilities`` are the
+    page-type model's (article, list, other) it reads.
     """
     models = models or shared_models()
     blocks = page_blocks(root) if blocks is None else blocks
     scored = scored_blocks(blocks, MAX_BLOCKS)
-    probabilities = np.zeros(len(blocks), dtype=np.float32)
-    if len(scored) == len(blocks):
-        probabilities = models.blocks.content_probability(block_features(blocks, root))
+    rows = scored.tolist()
+    own = block_features(blocks, root) if len(scored) == len(blocks) else block_features(blocks, root, rows)
+    decider: _Model | _StackModel = models.blocks
+    if stack and models.stack is not None:
+        decider = models.stack
+        scores = models.stack.content_probability(context_features(blocks, own, page_probabilities, rows))
     else:
-        probabilities[scored] = models.blocks.content_probability(block_features(blocks, root, scored.tolist()))
+        scores = models.blocks.content_probability(own)
+    probabilities = np.zeros(len(blocks), dtype=np.float32)
+    probabilities[scored] = scores
     kept = [False] * len(blocks)
-    for i in scored.tolist():
-        kept[i] = bool(probabilities[i] >= models.blocks.threshold)
-    decision = BlockDecision(blocks, probabilities, kept, capped=len(blocks) - len(scored))
+    for i in rows:
+        kept[i] = bool(probabilities[i] >= decider.threshold)
+    decision = BlockDecision(blocks, probabilities, kept, capped=len(blocks) - len(scored),
+                             model=STACK_NAME if decider is models.stack else NAME)
     if blocks and not any(kept):
         kept[int(scored[np.argmax(probabilities[scored])])] = True
         decision.fallback = True
@@ -197,7 +241,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
 
 def extract_svm(root: html.HtmlElement, url: str | None, models: BlockModels | None = None) -> Extraction:
     """The ``svm`` method: blocks classified, paragraphs trimmed (``models``: default the shipped ones)."""
-    return Extraction(method=NAME, text=classify(root, models).text, title=page_title(root), page_type="article")
+    return Extraction(method=NAME, text=classify(root, models, stack=False).text, title=page_title(root),
+                      page_type="article")
 
 
 register(NAME, extract_svm)

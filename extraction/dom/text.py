@@ -21,6 +21,7 @@ BLOCK_TAGS = frozenset(
 )
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _SPACE_RE = re.compile(r"[ \t\r\f\v\u00a0\u3000]+")
+_LINE_BREAK_RE = re.compile("[\n\x1c-\x1e\x85\u2028\u2029]")
 
 
 def is_hidden(element: html.HtmlElement) -> bool:
@@ -66,6 +67,10 @@ def visible_text(root: html.HtmlElement) -> str:
 
 
 def normalise_lines(text: str) -> str:
-    """Return ``text`` with runs of spaces collapsed and empty lines removed."""
-    lines = (_SPACE_RE.sub(" ", line).strip() for line in text.split("\n"))
+    """Return ``text`` with runs of spaces collapsed and empty lines removed.
+
+    Unicode's other line separators (U+2028, U+2029, NEL, the C0 file/group/record separators) end a
+    line too, so a reader that splits a JSONL corpus with ``str.splitlines`` finds one record per line.
+    """
+    lines = (_SPACE_RE.sub(" ", line).strip() for line in _LINE_BREAK_RE.split(text))
     return "\n".join(line for line in lines if line)

@@ -76,7 +76,7 @@ def extract_ensemble(root: html.HtmlElement, url: str | None = None, model: Web2
     model = model or shared_models()
     block_models = block_models or shared_block_models()
     w2t_p = model.unary_probabilities(page)
-    decision = classify(root, block_models, trim=False)  # the paragraph model's decisions would go unused
+    decision = classify(root, block_models, trim=False, stack=False)  # the SVM; its paragraph model would go unused
     blocks = leaf_blocks(page, decision)
     # One extra entry at the end answers index -1 (a leaf in no block): P 0, not kept.
     svm_p = np.append(np.asarray(decision.probabilities, dtype=np.float64), 0.0)[blocks]

@@ -128,7 +128,8 @@ class FakeEngine:
         request.meta["playwright_page"] = self.page
         request.meta["render_document_served"] = True
         self.page.url, self.page.closed = request.url, False
-        return HtmlResponse(request.url, body=b"<html></html>", request=request)
+        await request.meta["render_capture"](self.page)  # what crawler/handlers.py does once the page is open
+        return HtmlResponse(request.url, body=b"", request=request)
 
 
 def _middleware(engine: FakeEngine, **settings: Any) -> tuple[RenderMiddleware, Any]:
@@ -429,3 +430,29 @@ def test_disconnect_wakes_requests_waiting_on_the_dead_context() -> None:
 ])
 def test_the_detected_charset_is_served_under_a_label_chromium_knows(codec: str, label: str) -> None:
     assert web_label(codec) == label
+
+
+def test_the_handler_lets_the_renderer_read_the_page_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    handler = SharedPlaywrightDownloadHandler.from_crawler(get_crawler())
+    page = FakeBrowserPage()
+    page.url = "http://a.test/a"
+    read: list[Any] = []
+
+    async def opened(request: Request, browser_page: Any, spider: Any) -> tuple[Any, Any]:
+        return None, None  # navigated, no download
+
+    async def capture(browser_page: Any) -> None:
+        read.append(browser_page)
+
+    monkeypatch.setattr(handler, "_get_response_and_download", opened)
+    request = Request(page.url, meta={"playwright": True, "render_capture": capture})
+    response = _run(handler._download_request_with_page(request, page, None))  # type: ignore[arg-type]
+    assert read == [page] and request.meta["playwright_page"] is page
+    assert response.status == 200 and response.body == b"" and "playwright" in response.flags
+
+    async def downloaded(request: Request, browser_page: Any, spider: Any) -> tuple[Any, Any]:
+        return None, object()
+
+    monkeypatch.setattr(handler, "_get_response_and_download", downloaded)
+    with pytest.raises(PlaywrightError, match="downloaded by the browser"):
+        _run(handler._download_request_with_page(Request(page.url, meta={"render_capture": capture}), page, None))

@@ -63,3 +63,12 @@ def test_script_language() -> None:
     assert script_language("서울시는 오늘 새로운 교통 정책을 발표했다") == "ko"
     assert script_language("The council met on Monday.") is None
     assert script_language("") is None
+
+
+def test_unicode_line_separators_end_lines() -> None:
+    """A JSONL corpus read with str.splitlines must find one record per line: no U+2028 & co in the text."""
+    from extraction.dom.text import normalise_lines
+
+    text = normalise_lines("one\u2028two\u2029three\x85four\x1cfive  six\n\nseven")
+    assert text == "one\ntwo\nthree\nfour\nfive six\nseven"
+    assert text.splitlines() == text.split("\n")

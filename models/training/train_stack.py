@@ -1,0 +1,177 @@
+"""Train the default block model: gradient-boosted trees over blocks in context (``models/stack/``).
+
+``python -m models.training.train_stack [--out models/stack] [--quick]``
+
+Rows are the blocks of the training pages (``evaluation.folds.training_pages``: the train sets
+without their held-out fold; every page type of WCXB), with the columns of
+``extraction.blockclf.context.FEATURES`` computed by the crawl's own code, and the label of
+``models.training.block_data``: content when one LCS alignment of the page's blocks to the gold
+matches at least half of the block's tokens. The model is scikit-learn's
+``HistGradientBoostingClassifier`` (no support vectors to score at crawl time), exported to ONNX
+with skl2onnx and run with onnxruntime.
+
+Grouped 5-fold CV by site (``evaluation.folds.site_of``) picks the number of trees (early stopping
+inside each fold's training part) and the threshold with the best characters-weighted F1 of the
+content class on the held-out folds; ``meta.json`` records both, the CV scores, the feature names
+and version, and the data hash. Feature rows are cached under ``~/.cache/newscorpus`` (npz).
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from evaluation.datasets import Page
+from evaluation.folds import data_hash, site_of, training_pages
+from evaluation.labels import label_texts
+from extraction.blockclf.context import CONTEXT_VERSION, FEATURES, context_features
+from extraction.blockclf.features import block_features
+from extraction.dom.blocks import page_blocks
+from extraction.dom.encoding import decode_html
+from extraction.dom.html import parse_html
+from extraction.pagetype.models import CLASSES
+from extraction.pagetype.models import shared_models as page_type_models
+from extraction.paths import MODELS_DIR
+from models.training.block_data import cache_dir
+
+logger = logging.getLogger("train_stack")
+
+OUT_DIR = MODELS_DIR / "stack"
+FOLDS = 5
+SEED = 0
+PARAMS: dict[str, Any] = {"learning_rate": 0.08, "max_leaf_nodes": 48, "min_samples_leaf": 40, "l2_regularization": 1.0,
+                          "max_iter": 600, "early_stopping": True, "validation_fraction": 0.1, "n_iter_no_change": 30}
+THRESHOLDS = np.round(np.arange(0.2, 0.71, 0.025), 3)
+
+FloatArray = npt.NDArray[np.float32]
+
+
+@dataclass
+class Rows:
+    x: FloatArray
+    y: npt.NDArray[np.bool_]
+    chars: npt.NDArray[np.float32]
+    page: npt.NDArray[np.int64]
+    groups: npt.NDArray[np.str_]  # per page
+    keys: npt.NDArray[np.str_]  # per page
+
+
+def page_rows(page: Page) -> tuple[FloatArray, npt.NDArray[np.bool_], npt.NDArray[np.float32]]:
+    """Return the context features, labels and characters of one page's blocks."""
+    root = parse_html(decode_html(page.html_bytes()).text)
+    blocks = page_blocks(root)
+    if not blocks:
+        return np.zeros((0, len(FEATURES)), np.float32), np.zeros(0, bool), np.zeros(0, np.float32)
+    dom = page_type_models().dom_probabilities(root, page.url, blocks)
+    x = context_features(blocks, block_features(blocks, root), [float(dom[CLASSES.index(c)])
+                                                             for c in ("article", "list", "other")])
+    y = np.asarray(label_texts([block.text for block in blocks], page.gold_text), dtype=bool)
+    return x, y, np.asarray([block.chars for block in blocks], dtype=np.float32)
+
+
+def load_rows(pages: list[Page]) -> Rows:
+    """Return the rows of ``pages``, from the cache when it has them."""
+    digest = hashlib.sha256((data_hash(pages) + CONTEXT_VERSION + ",".join(FEATURES)).encode()).hexdigest()[:20]
+    path = cache_dir() / f"stack-{digest}.npz"
+    if path.exists():
+        with np.load(path) as data:
+            return Rows(data["x"], data["y"], data["chars"], data["page"], data["groups"], data["keys"])
+    started = time.monotonic()
+    xs, ys, cs, ps = [], [], [], []
+    for index, page in enumerate(pages):
+        x, y, chars = page_rows(page)
+        xs.append(x)
+        ys.append(y)
+        cs.append(chars)
+        ps.append(np.full(len(y), index, dtype=np.int64))
+        if (index + 1) % 200 == 0:
+            logger.info("features: %d/%d pages, %.0f s", index + 1, len(pages), time.monotonic() - started)
+    rows = Rows(np.concatenate(xs), np.concatenate(ys), np.concatenate(cs), np.concatenate(ps),
+                np.asarray([site_of(page) for page in pages]), np.asarray([f"{p.dataset}/{p.page_id}" for p in pages]))
+    path.parent.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(path, x=rows.x, y=rows.y, chars=rows.chars, page=rows.page, groups=rows.groups, keys=rows.keys)
+    return rows
+
+
+def weighted_f1(y: npt.NDArray[np.bool_], predicted: npt.NDArray[np.bool_], weight: npt.NDArray[np.float32]) -> float:
+    """Return the content-class F1 with every block weighted by its characters."""
+    tp = float(weight[y & predicted].sum())
+    fp = float(weight[~y & predicted].sum())
+    fn = float(weight[y & ~predicted].sum())
+    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+
+
+def cross_validate(rows: Rows, params: dict[str, Any]) -> dict[str, Any]:
+    """Return grouped-CV scores per threshold and the iterations early stopping chose."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+    from sklearn.model_selection import GroupKFold
+
+    groups = rows.groups[rows.page]
+    probabilities = np.zeros(len(rows.y), dtype=np.float64)
+    iterations = []
+    for fold, (train, test) in enumerate(GroupKFold(FOLDS).split(rows.x, rows.y, groups)):
+        model = HistGradientBoostingClassifier(random_state=SEED, **params)
+        model.fit(rows.x[train], rows.y[train])
+        probabilities[test] = model.predict_proba(rows.x[test])[:, 1]
+        iterations.append(int(model.n_iter_))
+        logger.info("fold %d: %d trees, weighted F1 at 0.5: %.4f", fold, model.n_iter_,
+                    weighted_f1(rows.y[test], probabilities[test] >= 0.5, rows.chars[test]))
+    scores = {float(t): weighted_f1(rows.y, probabilities >= t, rows.chars) for t in THRESHOLDS}
+    best = max(scores, key=scores.__getitem__)
+    return {"thresholds": scores, "threshold": best, "weighted_f1": scores[best], "iterations": iterations,
+            "block_f1": weighted_f1(rows.y, probabilities >= best, np.ones_like(rows.chars))}
+
+
+def export(model: Any, out: Path, meta: dict[str, Any]) -> None:
+    """Write ``model.onnx`` and ``meta.json`` to ``out``."""
+    from skl2onnx import to_onnx
+
+    onx = to_onnx(model, np.zeros((1, len(FEATURES)), dtype=np.float32),
+                  options={id(model): {"zipmap": False}}, target_opset=17)
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "model.onnx").write_bytes(onx.SerializeToString())
+    (out / "meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Train, cross-validate and export; return the exit status."""
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    parser = argparse.ArgumentParser(prog="python -m models.training.train_stack", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--out", default=str(OUT_DIR))
+    parser.add_argument("--quick", action="store_true", help="200 pages, for a smoke test")
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
+    pages = list(training_pages())
+    if args.quick:
+        pages = pages[:200]
+    logger.info("%d training pages", len(pages))
+    rows = load_rows(pages)
+    logger.info("%d blocks (%.1f%% content), %d features", len(rows.y), 100 * rows.y.mean(), rows.x.shape[1])
+    cv = cross_validate(rows, PARAMS)
+    logger.info("CV: threshold %.3f, weighted F1 %.4f, block F1 %.4f, trees %s", cv["threshold"], cv["weighted_f1"],
+                cv["block_f1"], cv["iterations"])
+    final = {**PARAMS, "early_stopping": False, "max_iter": int(np.median(cv["iterations"]))}
+    model = HistGradientBoostingClassifier(random_state=SEED, **final)
+    model.fit(rows.x, rows.y)
+    meta = {"version": 1, "model": "HistGradientBoostingClassifier", "params": final, "features": list(FEATURES),
+            "context_version": CONTEXT_VERSION, "threshold": cv["threshold"], "cv": cv,
+            "pages": len(pages), "blocks": len(rows.y), "data_hash": data_hash(pages),
+            "train_command": "make train-stack", "file": "model.onnx"}
+    export(model, Path(args.out), meta)
+    logger.info("wrote %s", args.out)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -30,6 +30,8 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+import numpy as np
+
 from evaluation.datasets import ARTICLE, LIST, Page, iter_pages
 from evaluation.metrics import (
     PRF,
@@ -183,18 +185,54 @@ class _Scorer:
     def summary(self) -> dict[str, dict[str, float]]:
         out: dict[str, dict[str, float]] = {}
         for group, records in self.records.items():
-            if not records:
-                continue
-            if self.metric in (SHINGLE, SHINGLE_ZH):
-                prf = corpus_prf(records)
-                out[group] = _prf_dict(prf)
-            elif self.metric == BOW:
-                out[group] = _prf_dict(macro_prf(records))
-            else:
-                scores = snippet_prf(records)
-                out[group] = {"precision": scores.precision, "recall": scores.recall, "f1": scores.f1,
-                              "accuracy": scores.accuracy, "pages": float(len(records))}
+            if records:
+                out[group] = summarise(self.metric, records)
         return out
+
+
+def summarise(metric: str, records: Sequence[Any]) -> dict[str, float]:
+    """Return P, R, F1 (and snippet accuracy) of one group's per-page records under ``metric``."""
+    if metric in (SHINGLE, SHINGLE_ZH):
+        return _prf_dict(corpus_prf(records))
+    if metric == BOW:
+        return _prf_dict(macro_prf(records))
+    scores = snippet_prf(records)
+    return {"precision": scores.precision, "recall": scores.recall, "f1": scores.f1,
+            "accuracy": scores.accuracy, "pages": float(len(records))}
+
+
+# Resamples of the pages for the 95% intervals; the same resamples for every candidate (paired).
+BOOTSTRAP_SAMPLES = 1000
+BOOTSTRAP_SEED = 0
+
+
+def bootstrap_intervals(results: Sequence[CandidateResult], scorers: Sequence[_Scorer], metric: str,
+                        samples: int = BOOTSTRAP_SAMPLES, seed: int = BOOTSTRAP_SEED) -> None:
+    """Add 95% bootstrap intervals to the results' scores, in place.
+
+    Pages are resampled with replacement ``samples`` times (the same resamples for every candidate:
+    a paired bootstrap); each resample's F1 is the metric's own corpus F1. Every candidate gets
+    ``f1_low`` / ``f1_high`` per group; the first ``method`` candidate is the reference, and every
+    other candidate gets ``diff_low`` / ``diff_high``: the interval of the reference's F1 minus its
+    own. An interval that holds 0 is a tie.
+    """
+    reference = next((i for i, r in enumerate(results) if r.kind == "method"), None)
+    for group in GROUPS[metric]:
+        sizes = {len(scorer.records[group]) for scorer in scorers}
+        if len(sizes) != 1 or (size := sizes.pop()) < 2:
+            continue
+        rng = np.random.default_rng(seed)
+        draws = rng.integers(0, size, size=(samples, size))
+        f1s = []
+        for scorer in scorers:
+            records = scorer.records[group]
+            f1s.append(np.array([summarise(metric, [records[i] for i in row])["f1"] for row in draws]))
+        for index, (result, values) in enumerate(zip(results, f1s, strict=True)):
+            scores = result.scores.setdefault(group, {})
+            scores["f1_low"], scores["f1_high"] = (float(v) for v in np.percentile(values, [2.5, 97.5]))
+            if reference is not None and index != reference:
+                diff = f1s[reference] - values
+                scores["diff_low"], scores["diff_high"] = (float(v) for v in np.percentile(diff, [2.5, 97.5]))
 
 
 def _prf_dict(prf: PRF) -> dict[str, float]:
@@ -271,6 +309,8 @@ def evaluate(
     for result, scorer in zip(results, scorers, strict=True):
         if total:
             result.scores = scorer.summary()
+    if total:
+        bootstrap_intervals(results, scorers, metric)
     if parse_floor:
         results.append(floor)
     return EvalResult(dataset, metric, split, limit, total, skipped, GROUPS[metric], group_pages, results)
@@ -358,4 +398,28 @@ def markdown_table(result: EvalResult) -> str:
                 row.append(_fmt(scores.get(metric) if scores else None))
         row += [f"{candidate.pages_per_s:.1f}", "—" if candidate.kind == "floor" else str(candidate.errors)]
         lines.append("| " + " | ".join(row) + " |")
+    lines += _interval_lines(result)
     return "\n".join(lines) + "\n"
+
+
+def _interval_lines(result: EvalResult) -> list[str]:
+    """Return the 95% bootstrap intervals of F1 and of the reference's lead over each other candidate."""
+    reference = next((c for c in result.candidates if c.kind == "method"), None)
+    rows = []
+    for group in result.groups:
+        for candidate in result.candidates:
+            scores = candidate.scores.get(group) or {}
+            if "f1_low" not in scores:
+                continue
+            lead = "—"
+            if "diff_low" in scores and reference is not None:
+                low, high = scores["diff_low"], scores["diff_high"]
+                verdict = "tie" if low <= 0 <= high else ("ahead" if low > 0 else "behind")
+                lead = f"{(reference.scores[group]['f1'] - scores['f1']):+.3f} [{low:+.3f}, {high:+.3f}] {verdict}"
+            rows.append(f"| {group} | {candidate.name} | {scores['f1']:.3f} [{scores['f1_low']:.3f}, "
+                        f"{scores['f1_high']:.3f}] | {lead} |")
+    if not rows or reference is None:
+        return []
+    return ["", f"95% bootstrap intervals ({BOOTSTRAP_SAMPLES} paired resamples of the pages); lead = "
+            f"{reference.name}'s F1 minus the candidate's (\"tie\" when its interval holds 0):", "",
+            "| group | candidate | F1 [95% interval] | lead of " + reference.name + " |", "|---|---|---|---|", *rows]

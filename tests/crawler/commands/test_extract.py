@@ -62,7 +62,7 @@ def test_command_writes_one_line_per_page(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     process = _run(str(folder), "-o", str(out))
     assert process.returncode == 0, process.stderr
-    records = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n")]
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line]
     assert len(records) == 4
     for record in records:  # the crawl's schema
         jsonschema.validate(record, schema())
@@ -92,7 +92,7 @@ def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None
         out = tmp_path / f"out-{render}.jsonl"
         process = _run(str(tmp_path), "-o", str(out), *(["--render"] if render else []))
         assert process.returncode == 0, process.stderr
-        records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").split("\n")),
+        records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line),
                          key=lambda r: r["html_file"])
         assert [r["page_type"] for r in records] == ["list", "article"]
         for record in records:
@@ -100,7 +100,8 @@ def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None
             assert 0.34 < record["page_type_confidence"] <= 1.0
             assert "render_failed" not in record["flags"]
         assert len(records[0]["entries"]) >= 3 and not records[1]["entries"]
-    typed = [json.loads(line) for line in (tmp_path / "out-False.jsonl").read_text(encoding="utf-8").split("\n")]
+    lines = (tmp_path / "out-False.jsonl").read_text(encoding="utf-8").split("\n")
+    typed = [json.loads(line) for line in lines if line]
     fulltext = _run(str(tmp_path / "0-list.html"), "--method", "fulltext")
     assert json.loads(fulltext.stdout)["page_type"] == next(r["page_type"] for r in typed if "0-list" in r["html_file"])
 
@@ -118,7 +119,7 @@ def test_web2text_methods_extract_demo_articles(tmp_path: Path) -> None:
         out = tmp_path / f"{method}.jsonl"
         process = _run(str(tmp_path), "--method", method, "-o", str(out))
         assert process.returncode == 0, process.stderr
-        records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").split("\n")),
+        records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line),
                          key=lambda r: r["html_file"])
         for page, record in zip(chosen, records, strict=True):
             assert record["extraction_method"] == method and record["error"] is None

@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium chromium-headless-shell fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench bench-replay bench-templates train-blocks render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages python-packages extras demo test lint bench bench-replay bench-templates train-blocks train-stack render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -65,6 +65,12 @@ bench-templates: setup
 # models/meta.json and models/training/ablation.md (~30 min on 2 cores; features cached in ~/.cache/newscorpus).
 train-blocks: setup
 	$(BIN)/python -m models.training.train_blocks
+
+# The default block model (gradient-boosted trees over blocks in context, fed by the page-type model):
+# models/stack/ (~5 min on 2 cores the first time, features cached in ~/.cache/newscorpus; then ~2 min).
+# Run after train-blocks and train-pagetype: it reads their features and probabilities.
+train-stack: setup
+	$(BIN)/python -m models.training.train_stack
 
 # Page-type models (paper 000; need ../shared/datasets and `make extras` for torch):
 # render the labelled pages into the screenshot cache ($$PAGETYPE_CACHE, default

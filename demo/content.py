@@ -30,6 +30,7 @@ class DemoPage:
     layout: str  # layout name, e.g. "classic", "js-rendered", "home", "section-list", "about"
     published: str = ""  # articles: ISO 8601 publication time; otherwise ""
     section: str = ""  # articles and section lists: section key; otherwise ""
+    author: str = ""  # articles: the byline's name; otherwise ""
 
     @property
     def body_bytes(self) -> bytes:
@@ -62,7 +63,7 @@ class DemoSite:
 def _article_page(spec: SiteSpec, art: ArticlePlan, html: str) -> DemoPage:
     return DemoPage(path=art.path, site=spec.name, page_type="article", title=art.title,
                     body=art.text.paragraphs, links=(), html=html, encoding=art.encoding, layout=art.layout,
-                    published=art.published.isoformat(), section=art.section)
+                    published=art.published.isoformat(), section=art.section, author=art.text.author)
 
 
 def _check_encodable(page: DemoPage) -> None:

@@ -77,6 +77,7 @@ class Page:
     site: str | None = None  # the site's key in the template library (None: no site templates)
     given: DecodedHtml | None = field(default=None, repr=False)  # text decoded before (``from_text``)
     rendered: str | None = field(default=None, repr=False)  # the browser's DOM of this page, when it was rendered
+    listed_date: str | None = None  # the feed's pubDate or the sitemap's date the spider found the URL with
 
     @classmethod
     def from_text(cls, text: str, url: str | None = None, *, encoding: str = "utf-8", source: str = "browser",
@@ -103,8 +104,10 @@ class Page:
         """Return the rendered DOM as a page of its own (same URL, screenshot and site), or None."""
         if self.rendered is None:
             return None
-        return Page.from_text(self.rendered, self.url, encoding=self.decoded.encoding, content_type=self.content_type,
+        page = Page.from_text(self.rendered, self.url, encoding=self.decoded.encoding, content_type=self.content_type,
                               screenshot=self.screenshot, site=self.site)
+        page.listed_date = self.listed_date
+        return page
 
     @cached_property
     def refusal(self) -> str | None:

@@ -18,11 +18,14 @@ The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.
 4. **templates** (paper 004): the page's leaf tags teach the site's library (when it learns),
    then the site's templates are removed from the tree (skipped on list pages routed to the list
    extractor, ``ROUTE_LISTS``);
-5. **title and language** from the cleaned tree;
+5. **metadata** (:mod:`extraction.metadata`: headline, authors, dates, description, section,
+   tags, image, canonical URL, site name, declared language) from the whole page, before the
+   templates are removed (a byline recurs in form across the site's pages);
 6. **text**: method ``pipeline`` (the default) keeps the blocks the SVM block classifier and the
    paragraph denoiser pass (papers 003, 004; ``extraction_method`` "svm"), or routes list pages to
    the list extractor ("list"); any other registered method runs instead when asked for. A step
-   that fails flags the record (``<step>_failed``) and the page keeps the full text.
+   that fails flags the record (``<step>_failed``) and the page keeps the full text;
+7. **language** of the extracted text (py3langid; the declared one when the text is too short).
 
 Each event is counted through ``context.count(key, n)`` (the crawl's stats; keys are
 ``component/event[/reason]``). Nothing here imports Scrapy.
@@ -45,6 +48,7 @@ from extraction.dom.html import declared_lang, page_title, parse_html
 from extraction.dom.lang import script_language
 from extraction.dom.repair import repair_text
 from extraction.dom.text import visible_text
+from extraction.metadata import identify_language, page_metadata, text_authors
 from extraction.methods import Extraction, ListEntry, extract_tree, register
 from extraction.page import Page
 from extraction.pagetype.models import PageTypeDecision, PageTypeModels
@@ -227,19 +231,51 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
         entries = extract_tree(root, LIST_METHOD, page.url).entries  # list methods work on their own copy
         record.entries = entry_dicts(entries)
         count("pagetype/list_entries", len(entries))
+    _metadata(page, root, context, record, blocks, typed)
     _templates(page, root, context, record, skip_cleaning=routed, observe=observe)
-    record.title = page_title(root)
-    record.lang = declared_lang(root) or script_language(visible_text(root))
     if record.template_cleaning and record.template_cleaning["removed_nodes"]:
         blocks = None  # the tree changed: the text step segments it again
     dom = typed.dom_probabilities if typed is not None else None
     _text(page, root, context, record, routed, blocks,
           None if dom is None else [float(dom.get(name, 0.0)) for name in ("article", "list", "other")])
     _repair(record, count)
+    if not record.authors and record.text and "metadata_failed" not in record.flags:
+        record.authors = text_authors(record.text)
+        if record.authors:
+            record.metadata_sources["authors"] = "text"
+            count("metadata/authors/text", 1)
+    record.lang = identify_language(record.text) or record.lang_declared or script_language(record.text)
     count(f"extract/{record.extraction_method}", 1)
     if not record.text:
         count("extract/empty", 1)
     return record
+
+
+def _metadata(page: Page, root: html.HtmlElement, context: Context, record: Record, blocks: list[Block] | None,
+              typed: PageTypeDecision | None) -> None:
+    """Fill the record's metadata fields (title, authors, dates, ...) from the whole page."""
+    try:
+        lines = [line for block in blocks for line in block.text.split("\n")] if blocks is not None \
+            else visible_text(root).split("\n")
+        found = page_metadata(root, page.url, lines, listed_date=page.listed_date, fetched_at=record.fetched_at,
+                              dates_by_htmldate=typed is None or typed.page_type == "article")
+    except Exception as exc:  # the page goes on with its <title> only
+        logger.warning("Metadata failed on %s: %s", page.url, exc)
+        context.count("metadata/error", 1)
+        record.flags.append("metadata_failed")
+        record.title = page_title(root)
+        record.lang_declared = declared_lang(root)
+        return
+    record.title = found.title or page_title(root)
+    record.authors = found.authors
+    record.date_published, record.date_modified = found.date_published, found.date_modified
+    record.description, record.section, record.tags = found.description, found.section, found.tags
+    record.image, record.site_name, record.lang_declared = found.image, found.site_name, found.lang_declared
+    if found.canonical_url:
+        record.canonical_url = found.canonical_url
+    record.metadata_sources = found.sources
+    for name, source in found.sources.items():
+        context.count(f"metadata/{name}/{source}", 1)
 
 
 def _repair(record: Record, count: Count) -> None:
@@ -335,6 +371,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
             count("blocks/paragraphs_trimmed", record.block_stats["paragraphs_trimmed"])
             if decision.fallback:
                 count("blocks/fallback", 1)
+            if decision.comments:
+                count("blocks/comments", decision.comments)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
                 record.flags.append("blocks_capped")
                 count("blocks/capped", decision.capped)

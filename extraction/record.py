@@ -21,7 +21,7 @@ from typing import Any
 
 from extraction.page import Page
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: canonical_url is the page's declared canonical URL when it has one
 SCHEMA_FILE = Path(__file__).resolve().parent / "record.schema.json"
 
 
@@ -46,7 +46,17 @@ class Record:
     encoding: str | None = None
     encoding_source: str | None = None
     title: str | None = None
+    authors: list[str] = field(default_factory=list)
+    date_published: str | None = None
+    date_modified: str | None = None
+    description: str | None = None
+    section: str | None = None
+    tags: list[str] = field(default_factory=list)
+    image: str | None = None
+    site_name: str | None = None
     lang: str | None = None
+    lang_declared: str | None = None
+    metadata_sources: dict[str, str] = field(default_factory=dict)
     page_type: str | None = None
     page_type_confidence: float | None = None
     page_type_source: str | None = None

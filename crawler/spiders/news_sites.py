@@ -14,8 +14,10 @@ that end without an item are those robots.txt forbids (counted in stats).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import AsyncIterator, Iterator
 from datetime import UTC, datetime
+from email.utils import parsedate_to_datetime
 from typing import Any
 
 from parsel import Selector
@@ -116,7 +118,7 @@ class NewsSitesSpider(Spider):
         return Request(url, callback=callback, errback=self.on_error,
                        meta={"site": site.name, "kind": kind, **_politeness(site)})
 
-    def _page_request(self, found_url: str, site: SiteConfig) -> Request | None:
+    def _page_request(self, found_url: str, site: SiteConfig, listed_date: str | None = None) -> Request | None:
         url = site.canonical(found_url)
         if not site.allows(url):
             self._stat("crawl/skipped/outside_site")
@@ -138,7 +140,7 @@ class NewsSitesSpider(Spider):
         return Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True,
                        meta={"site": site.name, "kind": "page", "found_url": found_url,
                              "canonical_url": url, "render": site.render, "render_javascript": site.javascript,
-                             **_politeness(site)})
+                             **({"listed_date": listed_date} if listed_date else {}), **_politeness(site)})
 
     def _site(self, name: str) -> SiteConfig:
         return next(site for site in self.site_list.sites if site.name == name)
@@ -155,6 +157,7 @@ class NewsSitesSpider(Spider):
         media_type = content_type(response) or None
         page: Page = response.meta.get("fetched_page") or Page(response.body, response.url, media_type)
         page.site = site.name
+        page.listed_date = response.meta.get("listed_date")
         result: RenderResult | None = response.meta.get("render_result")
         if result is not None:
             page.rendered = result.html
@@ -194,12 +197,16 @@ class NewsSitesSpider(Spider):
         site = self._site(response.meta["site"])
         selector = Selector(text=_xml_text(response), type="xml")
         selector.remove_namespaces()
-        links = selector.xpath("//item/link/text()").getall()
-        links += selector.xpath(
-            "//entry/link[not(@rel) or @rel='alternate']/@href").getall()
-        self._stat("crawl/feed/entries", len(links))
-        for link in links:
-            request = self._page_request(response.urljoin(link.strip()), site)
+        entries: list[tuple[str, str | None]] = [
+            (item.xpath("link/text()").get(""), item.xpath("pubDate/text()").get() or item.xpath("date/text()").get())
+            for item in selector.xpath("//item")]
+        entries += [(entry.xpath("link[not(@rel) or @rel='alternate']/@href").get(""),
+                     entry.xpath("published/text()").get() or entry.xpath("updated/text()").get())
+                    for entry in selector.xpath("//entry")]
+        entries = [(link.strip(), date) for link, date in entries if link.strip()]
+        self._stat("crawl/feed/entries", len(entries))
+        for link, date in entries:  # the entry's date goes with the request: a source of the page's date
+            request = self._page_request(response.urljoin(link), site, feed_date(date))
             if request is not None:
                 yield request
 
@@ -215,13 +222,15 @@ class NewsSitesSpider(Spider):
             logger.warning("Unreadable sitemap %s: %s", response.url, exc)
             self._stat("crawl/error/sitemap_unreadable")
             return
-        locations = [entry["loc"] for entry in sitemap if entry.get("loc")]
-        self._stat("crawl/sitemap/urls", len(locations))
-        for url in locations:
+        entries = [entry for entry in sitemap if entry.get("loc")]
+        self._stat("crawl/sitemap/urls", len(entries))
+        published = news_publication_dates(body) if sitemap.type != "sitemapindex" else {}
+        for entry in entries:
+            url = entry["loc"]
             if sitemap.type == "sitemapindex":
                 yield self._aux_request(url, site, self.parse_sitemap, "sitemap")
             else:
-                request = self._page_request(url, site)
+                request = self._page_request(url, site, published.get(url) or entry.get("lastmod") or None)
                 if request is not None:
                     yield request
 
@@ -255,6 +264,34 @@ class NewsSitesSpider(Spider):
             fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
             depth=meta.get("depth", 0),
         )
+
+
+def feed_date(value: str | None) -> str | None:
+    """Return an RSS ``pubDate`` (RFC 822) or Atom date as ISO 8601, None when unreadable."""
+    if not value or not value.strip():
+        return None
+    value = value.strip()
+    try:
+        return parsedate_to_datetime(value).isoformat()
+    except (TypeError, ValueError, IndexError):
+        return value  # ISO 8601 already (Atom, dc:date), or left to the metadata step's parser
+
+
+_NEWS_ENTRY_RE = re.compile(rb"<(?:\w+:)?loc>\s*([^<]+?)\s*</(?:\w+:)?loc>.*?"
+                            rb"<(?:\w+:)?publication_date>\s*([^<]+?)\s*</", re.S)
+
+
+def news_publication_dates(body: bytes) -> dict[str, str]:
+    """Return ``news:publication_date`` by ``loc`` of a Google News sitemap (Scrapy's parser drops nested tags)."""
+    if b"publication_date" not in body:
+        return {}
+    dates = {}
+    for chunk in re.split(rb"</(?:\w+:)?url>", body):
+        match = _NEWS_ENTRY_RE.search(chunk)
+        if match:
+            dates[match.group(1).decode("utf-8", "replace").replace("&amp;", "&")] = match.group(2).decode(
+                "utf-8", "replace")
+    return dates
 
 
 def _politeness(site: SiteConfig) -> dict[str, Any]:

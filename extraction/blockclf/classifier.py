@@ -22,6 +22,7 @@ onnxruntime for a 14.7 GB buffer).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -156,6 +157,7 @@ class BlockDecision:
     fallback: bool = False
     capped: int = 0  # blocks dropped unscored (MAX_BLOCKS)
     model: str = NAME  # which block model decided: "svm", or "stack" (the stacked model)
+    comments: int = 0  # kept blocks dropped as a comment thread (``comment_blocks``)
 
     @property
     def text(self) -> str:
@@ -172,6 +174,70 @@ class BlockDecision:
         if self.capped:
             counts["blocks_capped"] = self.capped
         return counts
+
+
+MAIN_SHARE = 0.5  # the main block outside comment threads has at least this share of the longest block's text
+_COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pinglun", re.I)
+
+
+def _is_article(page_probabilities: Sequence[float] | None) -> bool:
+    """Return whether the page-type model's (article, list, other) make the page an article."""
+    return page_probabilities is not None and len(page_probabilities) == 3 \
+        and page_probabilities[0] >= max(page_probabilities[1], page_probabilities[2])
+
+
+def comment_blocks(blocks: Sequence[Block]) -> list[int]:
+    """Return the indices of the blocks inside a readers' comment thread.
+
+    A thread is an element whose class or id names one (``_COMMENT_RE``: comment, disqus, respond,
+    replies, talkback, discussion, pinglun) and that does not hold the page's main block: the
+    longest block (most characters outside links) outside every such element when it has at least
+    ``MAIN_SHARE`` of the longest block's characters, else the longest block. A container such as
+    ``<article class="post has-comments">`` around the article itself is therefore not a thread,
+    and a long comment does not make its thread the article.
+    """
+    if not blocks:
+        return []
+    named: dict[html.HtmlElement, html.HtmlElement | None] = {}  # element -> its nearest named ancestor-or-self
+    nearest = [_named_ancestor(block.element, named) for block in blocks]
+
+    def own(block: Block) -> int:
+        return block.chars - block.link_chars
+
+    longest = max(blocks, key=own)
+    outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=own,
+                  default=None)
+    main = (outside if outside is not None and own(outside) >= MAIN_SHARE * own(longest) else longest).element
+    main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
+    found = []
+    for block, container in zip(blocks, nearest, strict=True):
+        while container is not None and container in main_path:  # a named ancestor of the main block
+            parent = container.getparent()
+            container = _named_ancestor(parent, named) if parent is not None else None
+        if container is not None:
+            found.append(block.index)
+    return found
+
+
+def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, html.HtmlElement | None],
+                    ) -> html.HtmlElement | None:
+    """Return the nearest ancestor-or-self of ``element`` whose class or id names a comment thread
+    (memoised in ``named``; iterative, so deep pages are fine)."""
+    chain = []
+    node: html.HtmlElement | None = element
+    result = None
+    while node is not None:
+        if node in named:
+            result = named[node]
+            break
+        chain.append(node)
+        if _COMMENT_RE.search(f"{node.get('class') or ''} {node.get('id') or ''}"):
+            result = node
+            break
+        node = node.getparent()
+    for visited in chain:
+        named[visited] = result
+    return result
 
 
 def trim_ends(probabilities: np.ndarray, threshold: float) -> list[bool]:
@@ -195,7 +261,8 @@ def scored_blocks(blocks: Sequence[Block], limit: int = MAX_BLOCKS) -> npt.NDArr
 
 def classify(root: html.HtmlElement, models: BlockModels | None = None,
              blocks: list[Block] | None = None, trim: bool = True,
-             page_probabilities: Sequence[float] | None = None, stack: bool = True) -> BlockDecision:
+             page_probabilities: Sequence[float] | None = None, stack: bool = True,
+             drop_comments: bool = True) -> BlockDecision:
     """Classify the blocks of a parsed page (not modified) and trim their paragraphs.
 
     ``blocks``: ``page_blocks(root)`` when the caller already has them; ``trim`` False skips the
@@ -222,6 +289,11 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         kept[i] = bool(probabilities[i] >= decider.threshold)
     decision = BlockDecision(blocks, probabilities, kept, capped=len(blocks) - len(scored),
                              model=STACK_NAME if decider is models.stack else NAME)
+    if drop_comments and _is_article(page_probabilities):
+        for i in comment_blocks(blocks):
+            if kept[i]:
+                kept[i] = False
+                decision.comments += 1
     if blocks and not any(kept):
         kept[int(scored[np.argmax(probabilities[scored])])] = True
         decision.fallback = True

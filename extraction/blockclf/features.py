@@ -21,8 +21,8 @@ Block features (``inner`` = the block's own region, see ``extraction.dom.blocks`
   deco_tag_density = decoration tags / tags (eq. 4); region_position = NS / ANS, the element's
   ordinal among the page's visible elements over their number (eq. 5).
 * Extras: class/id token groups of the block element (class_*) and of its ancestors below the
-  top (ancestor_class_*); CETD-TPC (paper 001, ``extraction.cetd``) computed once per page on a
-  copy of the page without invisible elements: log1p(TBD), content-tag-path coverage, whether
+  top (ancestor_class_*); CETD-TPC (paper 001, ``extraction.cetd``) computed once per page with
+  its invisible elements skipped (``compute_stats(top, skip)``): log1p(TBD), content-tag-path coverage, whether
   the block lies inside CETD's content block, and its TDTPC over the page's best; depth over the
   page's maximum depth; log1p(chars); log1p(paragraphs); log1p(mean paragraph chars); index over
   (blocks - 1).
@@ -42,7 +42,6 @@ then link_density, log1p(chars), noise_word_density, is_first and is_last.
 
 from __future__ import annotations
 
-import copy
 import functools
 import math
 import re
@@ -54,7 +53,7 @@ from lxml import etree, html
 
 from extraction.cetd import score
 from extraction.dom.blocks import BLOCK_TAGS, Block, walk_top
-from extraction.dom.preprocess import _XML_INVALID_RE, remove_keep_tail
+from extraction.dom.preprocess import _XML_INVALID_RE
 from extraction.dom.stats import compute_stats
 from extraction.dom.text import INVISIBLE_TAGS, is_hidden
 from extraction.dom.tokens import jieba_tokens, word_tokens
@@ -254,8 +253,12 @@ def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement,
     the body would otherwise count as text). ``whole``: ``blocks`` are all the page's blocks and
     the copy is the whole page; else it holds only their regions (``_pruned_copy``).
     """
-    clean, twins = _clean_copy(top, blocks) if whole else _pruned_copy(top, blocks)
-    stats = compute_stats(clean)
+    if whole:  # the invisible elements are skipped in place: the same statistics as on a copy without them
+        stats = compute_stats(top, _invisible(top))
+        twins: Twins = {block.element: block.element for block in blocks}
+    else:
+        clean, twins = _pruned_copy(top, blocks)
+        stats = compute_stats(clean)
     scores = score(stats)
     best = scores.best
     best_end = best + stats.tn[best] if best >= 0 else -1  # pre-order: the subtree is a range
@@ -279,20 +282,11 @@ def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement,
 Twins = dict[html.HtmlElement, html.HtmlElement]
 
 
-def _clean_copy(top: html.HtmlElement, blocks: Sequence[Block]) -> tuple[html.HtmlElement, Twins]:
-    """Return a deep copy of ``top`` without invisible elements, and the copies of the blocks'
-    elements (mapped by position among the block-tag elements, which the copy shares)."""
-    clean = copy.deepcopy(top)
-    twins: Twins = {top: clean}
-    wanted = {block.element for block in blocks}
-    for original, twin in zip(top.iter(*BLOCK_TAGS), clean.iter(*BLOCK_TAGS), strict=True):
-        if original in wanted:
-            twins[original] = twin
-    doomed = list(clean.iter(*INVISIBLE_TAGS))
-    doomed += [node for node in clean.xpath(_HIDING_XPATH) if is_hidden(node)]
-    for node in doomed:
-        remove_keep_tail(node)
-    return clean, twins
+def _invisible(top: html.HtmlElement) -> set[html.HtmlElement]:
+    """Return the elements of ``top``'s subtree that CETD does not count: invisible tags, hidden elements."""
+    doomed = set(top.iter(*INVISIBLE_TAGS))
+    doomed.update(node for node in top.xpath(_HIDING_XPATH) if is_hidden(node))
+    return doomed
 
 
 def _pruned_copy(top: html.HtmlElement, blocks: Sequence[Block]) -> tuple[html.HtmlElement, Twins]:

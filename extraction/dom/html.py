@@ -27,11 +27,18 @@ def parse_html(text: str) -> html.HtmlElement:
     return root
 
 
+# lxml.html's own class lookup calls Python for every element proxy it creates (to give forms and
+# inputs their classes); none of that is used here, and the lookup in C makes the flow ~4% faster.
+_CLASS_LOOKUP = etree.ElementDefaultClassLookup(element=html.HtmlElement, comment=html.HtmlComment,
+                                                pi=html.HtmlProcessingInstruction, entity=html.HtmlEntity)
+
+
 def _parse(text: str) -> tuple[html.HtmlElement, bool]:
     # A parser per call: lxml parsers keep an error log and are not safe to share.
     parser = html.HTMLParser(
         encoding="utf-8", huge_tree=True, remove_comments=True, remove_pis=True
     )
+    parser.set_element_class_lookup(_CLASS_LOOKUP)
     try:
         root = html.document_fromstring(text.encode("utf-8", "surrogatepass"), parser=parser)
     except (etree.ParserError, ValueError):

@@ -19,6 +19,7 @@ Definitions (paper 001, section 2.2, "文本块" = the subtree rooted at the ele
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass, field
 
 from lxml import etree, html
@@ -65,17 +66,35 @@ class DomStats:
         return "/".join(reversed(tags))
 
 
-def compute_stats(top: html.HtmlElement) -> DomStats:
-    """Return the :class:`DomStats` of ``top``'s subtree (comments and PIs are not elements)."""
+def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()) -> DomStats:
+    """Return the :class:`DomStats` of ``top``'s subtree (comments and PIs are not elements).
+
+    ``skip``: elements counted as if they had been removed with their tails kept
+    (``extraction.dom.preprocess.remove_keep_tail``): their subtrees are not walked and the text
+    around them joins into one text node, so the statistics equal those of a pruned copy without
+    making one.
+    """
     s = DomStats()
     path_ids: dict[tuple[int, str], int] = {}
     stack: list[int] = []  # indices of the open elements
-    for event, node in etree.iterwalk(top, events=("start", "end")):
+    pending: list[str] = []  # per open element: the text node being read (text or tails between children)
+    walker = etree.iterwalk(top, events=("start", "end"))
+    skipped = None
+    for event, node in walker:
         if not isinstance(node.tag, str):
             continue  # iterwalk reports comments only as the top; their tails are read below
         if event == "start":
-            i = len(s.elements)
+            if skip and node in skip and node is not top:
+                walker.skip_subtree()
+                skipped = node
+                if node.tail:
+                    pending[-1] += node.tail  # the tail joins the text before the skipped element
+                continue
             parent = stack[-1] if stack else -1
+            if parent >= 0:
+                _add_own_text(s, parent, pending[-1])  # the text node before this child ends here
+                pending[-1] = ""
+            i = len(s.elements)
             tag = node.tag.lower()
             key = (s.path[parent] if parent >= 0 else -1, tag)
             if key not in path_ids:
@@ -101,13 +120,17 @@ def compute_stats(top: html.HtmlElement) -> DomStats:
             if parent >= 0:
                 s.children[parent].append(i)
             stack.append(i)
-            _add_own_text(s, i, node.text)
+            pending.append(node.text or "")
             for child in node:
                 if not isinstance(child.tag, str):
                     # A comment or PI is not walked: its tail is direct text of this element.
                     _add_own_text(s, i, child.tail)
         else:
+            if node is skipped:
+                skipped = None
+                continue
             i = stack.pop()
+            _add_own_text(s, i, pending.pop())
             parent = stack[-1] if stack else -1
             if parent >= 0:
                 # Post-order: the subtree of i is complete, fold it into the parent.
@@ -116,8 +139,8 @@ def compute_stats(top: html.HtmlElement) -> DomStats:
                 s.tn[parent] += s.tn[i]
                 s.ltn[parent] += s.ltn[i]
                 s.text_nodes[parent] += s.text_nodes[i]
-                if node is not top:
-                    _add_own_text(s, parent, node.tail)
+                if node is not top and node.tail:
+                    pending[-1] = node.tail
     return s
 
 

@@ -251,7 +251,7 @@ def test_page_types_route_list_and_article_pages(mode: str, request: pytest.Fixt
         assert 0.34 < item["page_type_confidence"] <= 1.0
         if page.page_type in ("article", "list") and item["page_type"] != page.page_type:
             wrong.append((item["canonical_url"], page.page_type, item["page_type"]))
-        assert item["extraction_method"] == "svm" and item["block_stats"] is not None
+        assert item["extraction_method"] == "stack" and item["block_stats"] is not None
         if item["page_type"] == "list":
             if page.page_type == "list":
                 got = [entry["url"] for entry in item["entries"]]
@@ -299,3 +299,18 @@ def test_extract_of_an_archived_page_gives_the_crawl_record(mode: str, request: 
         record = json.loads(done.stdout)
         for field in CONTENT_FIELDS:
             assert record[field] == item[field], (field, item["final_url"])
+
+
+@pytest.mark.parametrize("mode", ["rendered", "plain"])
+def test_every_demo_article_carries_its_author_and_date(mode: str, request: pytest.FixtureRequest,
+                                                        server: DemoServer) -> None:
+    """The generator's byline: the author exactly, the publication time to the minute the page prints."""
+    result, _ = request.getfixturevalue(mode)
+    expected = _pages(server)
+    articles = [item for item in result.items if expected[item["canonical_url"]].page_type == "article"]
+    assert len(articles) == sum(page.page_type == "article" for page in expected.values())
+    for item in articles:
+        page = expected[item["canonical_url"]]
+        assert item["authors"] == [page.author], item["canonical_url"]
+        assert (item["date_published"] or "")[:16] == page.published[:16], item["canonical_url"]
+        assert item["title"] == page.title and item["lang"] in ("en", "zh-Hans"), item["canonical_url"]

@@ -70,8 +70,9 @@ def test_every_candidate_sees_the_same_pages_and_errors_are_counted(tmp_path: Pa
 
     pages = [*_pages(tmp_path), _page(tmp_path, "nogold", _html("x"), gold_text=None)]
     result = evaluate(pages, "cleaneval", [(n, "method", recorder(n)) for n in seen])
-    # The first page twice: once untimed to warm each candidate up, then timed with the others.
-    assert seen["a"] == seen["b"] == seen["boom"] == ["http://a.test/p0"] + [f"http://a.test/p{i}" for i in range(3)]
+    # The first page and the warm-up page (no URL) untimed to warm each candidate up, then every page timed.
+    assert seen["a"] == seen["b"] == seen["boom"] == ["http://a.test/p0", ""] + [f"http://a.test/p{i}"
+                                                                                 for i in range(3)]
     assert result.pages == 3 and result.skipped == 1 and result.metric == SHINGLE
     by_name = {c.name: c for c in result.candidates}
     assert by_name["a"].errors == 0 and by_name["boom"].errors == 1

@@ -145,18 +145,29 @@ def test_block_models_shared_per_folder_with_version(tmp_path: Path) -> None:
     assert classifier.shared_models(MODELS_DIR) is default
     assert classifier.shared_models(str(MODELS_DIR)) is default  # positional folder, str or Path
     assert classifier.shared_models("") is default
-    assert default.version == meta_version(MODELS_DIR)
+    assert default.version == _shipped_block_version()
     for name in ("meta.json", "blocks.onnx", "paragraphs.onnx"):
         shutil.copy(MODELS_DIR / name, tmp_path / name)
-    copy = classifier.shared_models(tmp_path)
-    assert copy is not default and copy.version == default.version
+    copy = classifier.shared_models(tmp_path)  # no stack/ folder: the SVMs decide, their version alone
+    assert copy is not default and copy.version == meta_version(MODELS_DIR) and copy.stack is None
+    if (MODELS_DIR / "stack").is_dir():
+        shutil.copytree(MODELS_DIR / "stack", tmp_path / "with-stack" / "stack")
+        for name in ("meta.json", "blocks.onnx", "paragraphs.onnx"):
+            shutil.copy(MODELS_DIR / name, tmp_path / "with-stack" / name)
+        assert classifier.shared_models(tmp_path / "with-stack").version == default.version
+
+
+def _shipped_block_version() -> str:
+    """The block models' version: the SVMs' meta.json hash, joined by the stacked model's when it is shipped."""
+    stack = MODELS_DIR / "stack"
+    return meta_version(MODELS_DIR) + (f"+{meta_version(stack)}" if stack.is_dir() else "")
 
 
 def test_model_folders_come_from_the_caller_not_the_environment(tmp_path: Path,
                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("BLOCKS_MODEL_DIR", str(tmp_path))  # an empty folder: would fail if it were read
     monkeypatch.setenv("WEB2TEXT_MODEL_DIR", str(tmp_path))
-    assert classifier.shared_models().version == meta_version(MODELS_DIR)
+    assert classifier.shared_models().version == _shipped_block_version()
     with pytest.raises(ModelError, match="make train-blocks"):
         classifier.shared_models(tmp_path)
     with pytest.raises(ModelError, match="make train-web2text"):

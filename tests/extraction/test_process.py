@@ -132,7 +132,7 @@ def test_demo_articles_come_out_clean() -> None:
             if page.page_type != "article" or page.layout == "js-rendered":
                 continue
             record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
-            assert record.page_type == "article" and record.extraction_method == "svm"
+            assert record.page_type == "article" and record.extraction_method == "stack"
             scores.append(_f1(record.text, "\n".join([page.title, *page.body])))
     assert len(scores) > 20
     assert float(np.mean(scores)) > 0.8, sorted(scores)[:5]
@@ -146,7 +146,7 @@ def test_article_record_fields_and_stats() -> None:
     assert record.block_stats is not None and 0 < record.block_stats["blocks_kept"] < record.block_stats["blocks"]
     assert record.entries is None and record.encoding_source in ("meta", "header", "utf-8", "detected", "bom")
     assert set(record.models) == {"pagetype", "blocks"}
-    assert counts["extract/svm"] == 1 and counts["pagetype/article"] == 1
+    assert counts["extract/stack"] == 1 and counts["pagetype/article"] == 1
     assert counts["blocks/kept"] == record.block_stats["blocks_kept"]
 
 
@@ -169,7 +169,7 @@ def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.Mon
     record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
     assert record.page_type == "list" and calls == ["list"]  # entries once; the text from the classifier
     assert record.entries == _demo_entries(page)
-    assert record.extraction_method == "svm" and counts["pagetype/list_entries"] == len(record.entries)
+    assert record.extraction_method == "stack" and counts["pagetype/list_entries"] == len(record.entries)
 
 
 def test_list_entries_are_taken_before_template_cleaning(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -189,7 +189,7 @@ def test_page_typing_off_means_no_type_and_no_entries() -> None:
     context, counts = _context(page_models=None)
     record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
     assert record.page_type is None and record.page_type_confidence is None and record.entries is None
-    assert record.extraction_method == "svm" and record.text and set(record.models) == {"blocks"}
+    assert record.extraction_method == "stack" and record.text and set(record.models) == {"blocks"}
     assert not any(key.startswith("pagetype/") for key in counts)
 
 
@@ -204,7 +204,7 @@ def test_a_failing_step_flags_the_record_and_keeps_the_full_text(monkeypatch: py
     assert record.flags == ["blocks_failed"] and record.error is None and record.block_stats is None
     assert record.extraction_method == "fulltext" and record.text == visible_text(parse_html(page.html))
     assert record.page_type == "article"  # the steps before the failing one stand
-    assert counts["blocks/error"] == 1 and "extract/svm" not in counts and counts["extract/fulltext"] == 1
+    assert counts["blocks/error"] == 1 and "extract/stack" not in counts and counts["extract/fulltext"] == 1
 
 
 def test_a_failing_page_type_leaves_the_page_untyped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -217,7 +217,7 @@ def test_a_failing_page_type_leaves_the_page_untyped(monkeypatch: pytest.MonkeyP
     record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
     assert record.flags == ["pagetype_failed"] and record.error is None
     assert record.page_type is None and record.page_type_confidence is None and record.entries is None
-    assert record.extraction_method == "svm" and record.text  # the text step still runs
+    assert record.extraction_method == "stack" and record.text  # the text step still runs
     assert counts["pagetype/error"] == 1 and "pagetype/list" not in counts
 
 
@@ -228,7 +228,7 @@ def test_a_failing_template_step_keeps_the_page_uncleaned() -> None:
     record = _valid(process(Page(page.body_bytes, DEMO + page.path, site="en-gazette"), context))
     uncleaned = _valid(process(Page(page.body_bytes, DEMO + page.path), _context()[0]))
     assert calls == ["denoise"] and record.flags == ["templates_failed"] and record.template_cleaning is None
-    assert record.text == uncleaned.text and record.extraction_method == "svm"
+    assert record.text == uncleaned.text and record.extraction_method == "stack"
     assert counts["templates/error"] == 1
 
 
@@ -269,18 +269,18 @@ def test_process_pipeline_fills_the_item_and_counts() -> None:
     item = Record(url="u", site="en-gazette", page=Page(page.body_bytes, DEMO + page.path))
     assert pipeline.process_item(item) is item
     _valid(item)
-    assert item.extraction_method == "svm" and item.page_type == "article" and item.page is None
+    assert item.extraction_method == "stack" and item.page_type == "article" and item.page is None
     assert page.body[0][:60] in item.text and item.text != visible_text(parse_html(page.html))
     assert item.block_stats is not None and 0 < item.block_stats["blocks_kept"] < item.block_stats["blocks"]
     assert item.url == "u" and item.site == "en-gazette"  # what the spider set stays
     stats = crawler.stats
-    assert stats.get_value("extract/svm") == 1 and stats.get_value("pagetype/article") == 1
+    assert stats.get_value("extract/stack") == 1 and stats.get_value("pagetype/article") == 1
     assert stats.get_value("blocks/kept") == item.block_stats["blocks_kept"]
     assert stats.get_value("pagetype/list") is None and stats.get_value("extract/empty") is None
     failed = Record(url="u", status=404, error="http_404", page=Page(page.body_bytes, DEMO + page.path))
     before = failed.as_dict()
     assert pipeline.process_item(failed) is failed and _valid(failed).as_dict() == before  # untouched
-    assert failed.text == "" and failed.page_type is None and stats.get_value("extract/svm") == 1
+    assert failed.text == "" and failed.page_type is None and stats.get_value("extract/stack") == 1
     assert pipeline.process_item(Record(url="no page")).as_dict() == Record(url="no page").as_dict()
 
 
@@ -293,9 +293,9 @@ def test_process_pipeline_without_page_typing() -> None:
     page = _demo_page("list")
     item = _valid(pipeline.process_item(Record(url="u", page=Page(page.body_bytes, DEMO + page.path))))
     assert item.page_type is None and item.page_type_confidence is None and item.entries is None
-    assert item.extraction_method == "svm" and item.text and set(item.models) == {"blocks"}
+    assert item.extraction_method == "stack" and item.text and set(item.models) == {"blocks"}
     assert not any(key.startswith("pagetype/") for key in crawler.stats.get_stats())
-    assert crawler.stats.get_value("extract/svm") == 1
+    assert crawler.stats.get_value("extract/stack") == 1
 
 
 def test_process_pipeline_settings_switch_models_off() -> None:

@@ -165,7 +165,7 @@ def test_pipeline_with_workers_fills_items_like_the_thread_does(tmp_path: Path) 
             assert one.page is None and two.page is None
     finally:
         pooled.close_pool()
-    same = ("extract/svm", "pagetype/article", "pagetype/list", "archive/html/written", "blocks/kept")
+    same = ("extract/stack", "pagetype/article", "pagetype/list", "archive/html/written", "blocks/kept")
     assert {k: threaded_stats.get_value(k) for k in same} == {k: pooled_stats.get_value(k) for k in same}
 
 

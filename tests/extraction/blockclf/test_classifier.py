@@ -302,3 +302,62 @@ def test_page_of_400000_link_blocks_is_classified_in_bounded_time_and_memory() -
     assert int(capped) == BIG_PAGE_BLOCKS + 1 - classifier.MAX_BLOCKS  # the link blocks and the article
     assert int(rss_mb) < BIG_PAGE_MAX_RSS_MB
     assert float(seconds) < BIG_PAGE_TIMEOUT_S
+
+
+# --- (e) the stacked block model (models/stack/) and comment threads ---------------------------------------
+
+
+STACK_META = MODELS_DIR / "stack" / "meta.json"
+COMMENTS = ("I disagree with the council on this budget, the school money should have gone to the river works "
+            "first, and everyone who lives near the bridge knows it.",
+            "Great report. The minister should read it before the election, because the market will not wait for "
+            "the storm season to pass before prices rise again.")
+
+
+def _page_with_comments(container: str = "<div id='story'>") -> str:
+    thread = ("<div id='comments' class='comment-list'><h3>3 comments</h3>"
+              + "".join(f"<div class='comment'><p class='author'>reader{i}</p><p>{text}</p></div>"
+                        for i, text in enumerate(COMMENTS)) + "</div>")
+    return _hand_made_page().replace("<div id='story'>", container).replace("<div id='footer'>", thread
+                                                                             + "<div id='footer'>")
+
+
+def test_shipped_stack_meta_matches_context_features() -> None:
+    from extraction.blockclf.context import CONTEXT_VERSION, FEATURES
+
+    meta = json.loads(STACK_META.read_text(encoding="utf-8"))
+    assert tuple(meta["features"]) == FEATURES and meta["context_version"] == CONTEXT_VERSION, \
+        "retrain with `make train-stack`"
+    assert 0.0 < meta["threshold"] < 1.0 and meta["onnx_parity"] < PARITY_TOLERANCE
+    assert meta["pages"] > 1000 and len(meta["data_hash"]) == 64
+    assert (STACK_META.parent / meta["file"]).is_file()
+
+
+def test_the_stack_decides_when_shipped_and_the_svm_method_keeps_the_svm() -> None:
+    root = parse_html(_hand_made_page())
+    stacked = classify(root, page_probabilities=[0.9, 0.05, 0.05])
+    assert stacked.model == "stack"
+    assert "Council approves budget after six-hour debate" in stacked.text
+    assert "Officials said the plan would add forty teachers" in stacked.text
+    assert "About us" not in stacked.text and "Politics" not in stacked.text
+    assert classify(root, stack=False).model == "svm"
+
+
+def test_comment_thread_after_an_article_is_dropped() -> None:
+    root = parse_html(_page_with_comments())
+    blocks = page_blocks(root)
+    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    assert all(comment in found for comment in COMMENTS) and "forty teachers" not in found
+    article = classify(root, blocks=blocks, page_probabilities=[0.9, 0.05, 0.05])
+    assert "forty teachers" in article.text and not any(text in article.text for text in COMMENTS)
+    # The rule is for articles: on a page typed otherwise (a forum thread) the comments are left to the model.
+    other = classify(root, blocks=blocks, page_probabilities=[0.1, 0.1, 0.8])
+    assert other.comments == 0
+
+
+def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
+    root = parse_html(_page_with_comments("<div id='story' class='post has-comments'>"))
+    blocks = page_blocks(root)
+    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    assert all(comment in found for comment in COMMENTS)
+    assert "forty teachers" not in found and "six-hour debate" not in found

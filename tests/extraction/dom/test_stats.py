@@ -5,6 +5,7 @@ from __future__ import annotations
 from lxml import etree, html
 
 from extraction.dom.html import parse_html
+from extraction.dom.preprocess import remove_keep_tail
 from extraction.dom.stats import compute_stats, text_length
 
 PAGE = (
@@ -73,3 +74,27 @@ def test_very_deep_tree_is_walked_iteratively():
     stats = compute_stats(root)
     assert len(stats) == 5001
     assert stats.cn[0] == 4 and stats.tn[0] == 5001 and stats.depth[-1] == 5001
+
+
+def test_skipped_elements_count_as_removed_with_their_tails_kept() -> None:
+    """``compute_stats(top, skip)`` equals the statistics of a copy without the skipped elements
+    (``remove_keep_tail``): text around a skipped element joins into one text node."""
+    page = ("<body><div id='a'>Lead <script>var x = 1;</script> text <span hidden>secret words</span>"
+            "<a href='/'>link <style>p {}</style>text</a> tail <b>bold</b><noscript>no</noscript></div>"
+            "<p>Second <script>y()</script><script>z()</script> paragraph</p></body>")
+    root = parse_html(page)
+    body = root.find("body")
+    skip = {node for node in body.iter("script", "style", "noscript", "span")}
+    in_place = compute_stats(body, skip)
+    copy = parse_html(page).find("body")
+    for node in [node for node in copy.iter("script", "style", "noscript", "span")]:
+        remove_keep_tail(node)
+    pruned = compute_stats(copy)
+    columns = ("parent", "children", "depth", "path", "cls", "in_link", "cn", "lcn", "tn", "ltn", "text_nodes",
+               "own_text_len", "own_text_nodes")
+    for column in columns:
+        assert getattr(in_place, column) == getattr(pruned, column), column
+    assert [node.tag for node in in_place.elements] == [node.tag for node in pruned.elements]
+    div = in_place.index[body.find("div")]
+    assert in_place.own_text_nodes[div] == 2  # "Lead  text " (before <a>) and " tail " (before <b>)
+    assert in_place.cn[div] == len("Lead text") + len("link text") + len("tail") + len("bold")

@@ -1,0 +1,166 @@
+"""News metadata (extraction.metadata): the documented order of sources, bylines in English and Chinese,
+dates, titles and language."""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime
+
+import pytest
+
+from extraction.dom.html import parse_html
+from extraction.metadata import (
+    chinese_script,
+    clean_title,
+    identify_language,
+    page_metadata,
+    parse_date,
+    relative_date,
+    split_authors,
+    text_authors,
+    url_date,
+)
+from extraction.page import Page
+from extraction.process import Context, process
+
+URL = "https://news.example.com/2021/01/02/council-budget.html"
+JSONLD = {"@context": "https://schema.org", "@graph": [
+    {"@type": "WebSite", "name": "Example News"},
+    {"@type": "NewsArticle", "headline": "Council approves the budget", "datePublished": "2024-03-05T10:21:00+08:00",
+     "dateModified": "2024-03-06T08:00:00Z", "author": [{"@type": "Person", "name": "Jane Doe"},
+                                                       {"@type": "Person", "name": "John Smith"},
+                                                       {"@type": "Organization", "name": "Example News"}],
+     "publisher": {"@type": "NewsMediaOrganization", "name": "Example News"}, "articleSection": "Politics",
+     "keywords": "budget, council", "image": {"@type": "ImageObject", "url": "/img/lead.jpg"}}]}
+
+
+def _page(jsonld: bool = True, meta: bool = True, time: bool = True, visible: bool = True) -> str:
+    head = "<title>Council approves the budget | Example News</title>"
+    if jsonld:
+        head += f"<script type='application/ld+json'>{json.dumps(JSONLD)}</script>"
+    if meta:
+        head += ("<meta property='article:published_time' content='2023-07-08T09:00:00+02:00'>"
+                 "<meta property='og:site_name' content='Example News'><meta name='author' content='Meta Author'>"
+                 "<link rel='canonical' href='/canonical/council-budget'>")
+    body = "<h1>Council approves the budget</h1>"
+    if time:
+        body += "<time datetime='2022-05-06'>6 May 2022</time>"
+    if visible:
+        body += "<div class='byline'>By Visible Writer | Published September 9, 2020</div>"
+    body += "<p>" + "The council approved the budget after a long debate about schools and roads. " * 5 + "</p>"
+    return f"<html lang='en'><head>{head}</head><body>{body}</body></html>"
+
+
+@pytest.mark.parametrize(("sources", "published", "source"), [
+    ({}, "2024-03-05T10:21:00+08:00", "json-ld"),
+    ({"jsonld": False}, "2023-07-08T09:00:00+02:00", "meta"),
+    ({"jsonld": False, "meta": False}, "2022-05-06", "time"),
+    ({"jsonld": False, "meta": False, "time": False}, "2020-09-09", "byline"),
+    ({"jsonld": False, "meta": False, "time": False, "visible": False}, "2021-01-02", "url"),
+])
+def test_contradictory_dates_follow_the_documented_order(sources: dict[str, bool], published: str, source: str) -> None:
+    found = page_metadata(parse_html(_page(**sources)), URL, dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == (published, source)
+
+
+def test_the_listing_date_comes_after_the_url() -> None:
+    plain = parse_html("<html><body><h1>Budget</h1><p>Text of the article.</p></body></html>")
+    rfc822 = page_metadata(plain, "https://a.test/news/budget", listed_date="Tue, 05 Mar 2024 10:21:00 GMT",
+                           dates_by_htmldate=False)  # the spider converts feed dates; a raw one still gives the day
+    assert (rfc822.date_published or "")[:10] == "2024-03-05"
+    found = page_metadata(plain, "https://a.test/news/budget", listed_date="2024-03-05T10:21:00+00:00",
+                          dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == ("2024-03-05T10:21:00+00:00", "listing")
+    assert page_metadata(plain, "https://a.test/2019/12/31/budget", listed_date="2024-03-05",
+                         dates_by_htmldate=False).date_published == "2019-12-31"
+
+
+def test_jsonld_graph_gives_people_not_the_outlet_and_every_field() -> None:
+    found = page_metadata(parse_html(_page()), URL, dates_by_htmldate=False)
+    assert found.title == "Council approves the budget"
+    assert found.authors == ["Jane Doe", "John Smith"]
+    assert found.date_modified == "2024-03-06T08:00:00+00:00"
+    assert found.section == "Politics" and found.tags == ["budget", "council"]
+    assert found.image == "https://news.example.com/img/lead.jpg"
+    assert found.site_name == "Example News"
+    assert found.canonical_url == "https://news.example.com/canonical/council-budget"
+    assert found.lang_declared == "en"
+
+
+def test_english_byline_in_the_text_and_meta_author_values() -> None:
+    assert split_authors("By Jane Doe and John Smith") == ["Jane Doe", "John Smith"]
+    assert split_authors("Jane Doe, Staff Writer") == ["Jane Doe"]
+    assert split_authors("By Jane Doe | Published March 5, 2024") == ["Jane Doe"]
+    assert text_authors("Headline\nBy Jane Doe\nThe council approved the budget.") == ["Jane Doe"]
+
+
+def test_chinese_byline_and_dateline() -> None:
+    page = ("<html><body><h1>市议会批准预算</h1><div class='info'>发布时间：2024年3月5日 10:21　来源：江城日报　"
+            "记者：张明</div><p>" + "市议会周二批准了新的预算，学校和道路将获得更多资金。" * 4 + "</p>"
+            "<p>（责任编辑：李华）</p></body></html>")
+    found = page_metadata(parse_html(page), "https://zh.example.com/news/1.html", dates_by_htmldate=False)
+    assert found.authors == ["张明"]  # 来源 names the outlet; the reporter comes before the editor
+    assert found.date_published == "2024-03-05T10:21:00"
+    assert text_authors("正文第一段。\n正文第二段。\n（记者 胡晓蓉）\n责任编辑：孙文") == ["胡晓蓉"]
+    assert text_authors("正文。（姚峰 上海报道）") == ["姚峰"]
+    assert text_authors("价格为100元（含税）。") == []
+
+
+def test_dates() -> None:
+    assert parse_date("2024-03-05T10:21:00Z") == "2024-03-05T10:21:00+00:00"
+    assert parse_date("2024-03-05 10:21") == "2024-03-05T10:21:00"
+    assert parse_date("2024年3月5日") == "2024-03-05"
+    assert parse_date("Published March 5, 2024, 3:07 PM") == "2024-03-05T15:07:00"
+    assert parse_date("5 March 2024") == "2024-03-05"
+    assert parse_date("2024-02-30") is None and parse_date("1800-01-01") is None
+    assert relative_date("3小时前", parse_date_time("2024-03-05T02:00:00+00:00")) == "2024-03-04"
+    assert relative_date("昨天 10:00", parse_date_time("2024-03-05T12:00:00+00:00")) == "2024-03-04"
+    assert url_date("https://a.test/2024/03/05/story") == "2024-03-05"
+    assert url_date("https://a.test/news/20240305/story.html") == "2024-03-05"
+    assert url_date("https://a.test/news/story-12345678.html") is None
+
+
+def parse_date_time(value: str) -> datetime:
+    return datetime.fromisoformat(value)
+
+
+def test_title_without_the_site_name() -> None:
+    assert clean_title("Council approves the budget | Example News", "Example News") == "Council approves the budget"
+    assert clean_title("Example News - Council approves the budget") == "Council approves the budget"
+    assert clean_title("市议会批准预算_江城新闻网") == "市议会批准预算"
+    assert clean_title("Budget: what it means | Example", h1s=["Budget: what it means"]) == "Budget: what it means"
+
+
+def test_language_of_the_text() -> None:
+    assert identify_language("The council approved the budget on Tuesday after a long debate.") == "en"
+    assert identify_language("市议会周二经过长时间辩论后批准了预算，学校和道路将获得更多资金。") == "zh-Hans"
+    assert identify_language("市議會週二經過長時間辯論後批准了預算，學校和道路將獲得更多資金。") == "zh-Hant"
+    assert identify_language("OK") is None
+    assert chinese_script("这个") == "zh-Hans" and chinese_script("這個") == "zh-Hant"
+
+
+def test_the_flow_fills_the_record() -> None:
+    from extraction.blockclf.classifier import shared_models as block_models
+    from extraction.pagetype.models import shared_models as page_models
+
+    record = process(Page(_page().encode(), URL, "text/html; charset=utf-8"), Context(page_models(), block_models()))
+    assert record.title == "Council approves the budget" and record.authors == ["Jane Doe", "John Smith"]
+    assert record.date_published == "2024-03-05T10:21:00+08:00" and record.lang == "en"
+    assert record.metadata_sources["authors"] == "json-ld"
+    assert record.canonical_url == "https://news.example.com/canonical/council-budget"
+
+
+def test_every_demo_article_has_its_author_and_date() -> None:
+    from demo.content import build_sites
+    from extraction.blockclf.classifier import shared_models as block_models
+    from extraction.pagetype.models import shared_models as page_models
+
+    context = Context(page_models(), block_models())
+    articles = [(site, page) for site in build_sites() for page in site.pages.values() if page.page_type == "article"]
+    assert articles
+    for site, page in articles:
+        record = process(Page(page.body_bytes, "http://127.0.0.1:8000" + page.path,
+                              f"text/html; charset={page.encoding}"), context)
+        assert record.authors == [page.author], page.path
+        assert (record.date_published or "")[:16] == page.published[:16], page.path
+        assert record.title == page.title and record.lang == ("en" if site.lang == "en" else "zh-Hans"), page.path

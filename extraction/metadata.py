@@ -36,9 +36,11 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections import deque
 from collections.abc import Iterable, Iterator
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, date, datetime, timedelta
+from html import unescape
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -46,7 +48,7 @@ from lxml import html
 
 from extraction.dom.html import declared_lang
 
-SOURCES = ("json-ld", "microdata", "meta", "time", "byline", "url", "listing", "htmldate")
+SOURCES = ("json-ld", "microdata", "meta", "h1", "time", "byline", "text", "url", "listing", "htmldate")
 MIN_YEAR = 1995
 MAX_AUTHORS = 10
 MAX_TAGS = 30
@@ -99,7 +101,7 @@ def _clean(value: Any) -> str | None:
         return _clean(value)
     if isinstance(value, dict):
         return _clean(value.get("name") or value.get("@value") or value.get("url") or value.get("@id"))
-    text = " ".join(str(value).split())
+    text = " ".join(unescape(str(value)).split())  # entities survive in JSON-LD and some meta contents
     return text[:MAX_FIELD_CHARS] or None
 
 
@@ -142,20 +144,21 @@ def jsonld_objects(root: html.HtmlElement) -> list[dict[str, Any]]:
 
 
 def _flatten(data: Any) -> Iterator[dict[str, Any]]:
-    stack = [data]
-    while stack:
-        item = stack.pop(0)
+    """Yield the typed objects of a JSON-LD value in document order (iterative: deep or long data is fine)."""
+    pending: deque[Any] = deque([data])
+    while pending:
+        item = pending.popleft()
         if isinstance(item, list):
-            stack[0:0] = item
+            pending.extendleft(reversed(item))
         elif isinstance(item, dict):
             graph = item.get("@graph")
-            if isinstance(graph, list):
-                stack[0:0] = graph
-            if "@type" in item:
-                yield item
             main = item.get("mainEntity")
             if isinstance(main, dict) and "@type" in main:
-                stack.insert(0, main)
+                pending.appendleft(main)
+            if isinstance(graph, list):
+                pending.extendleft(reversed(graph))
+            if "@type" in item:
+                yield item
 
 
 def _article_object(objects: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -209,6 +212,8 @@ def _first(tags: dict[str, list[str]], *names: str) -> str | None:
 
 
 def _itemprop(root: html.HtmlElement, name: str) -> list[html.HtmlElement]:
+    """Return the elements of ``root``'s subtree with ``name`` among their itemprops (a small subtree: the
+    page's own are in ``_Scan.itemprops``)."""
     return [element for element in root.iter() if isinstance(element.tag, str)
             and name in (element.get("itemprop") or "").split()]
 
@@ -391,28 +396,66 @@ def text_authors(text: str) -> list[str]:
     return []
 
 
-def _byline_elements(root: html.HtmlElement) -> Iterator[html.HtmlElement]:
-    """Yield elements whose class, id, rel or itemprop names a byline or author, short text only."""
-    for element in root.iter():
-        if not isinstance(element.tag, str) or element.tag in ("script", "style", "meta", "link", "body", "html"):
-            continue
-        names = " ".join(filter(None, (element.get("class"), element.get("id"), element.get("rel"))))
-        if names and _BYLINE_CLASS_RE.search(names):
-            text = element.text_content()
-            if text and len(text.strip()) <= BYLINE_MAX_CHARS:
-                yield element
+@dataclass
+class _Scan:
+    """What one walk over the page finds for the metadata: itemprop elements, bylines and datelines."""
+
+    itemprops: dict[str, list[html.HtmlElement]] = field(default_factory=dict)
+    bylines: list[str] = field(default_factory=list)  # short texts of elements named byline/author/...
+    datelines: list[str] = field(default_factory=list)  # short texts of elements named date/time/meta/...
 
 
-def _dateline_texts(root: html.HtmlElement, head: list[str]) -> Iterator[str]:
+_NOT_TEXT_TAGS = frozenset({"script", "style", "meta", "link", "body", "html", "head", "noscript", "template"})
+
+
+def _scan(root: html.HtmlElement) -> _Scan:
+    """Walk the page once: every element's ``itemprop``, and the short text of the elements whose class,
+    id or rel names a byline (``_BYLINE_CLASS_RE``) or a dateline (``_DATELINE_CLASS_RE``)."""
+    found = _Scan()
     for element in root.iter():
-        if not isinstance(element.tag, str) or element.tag in ("script", "style", "body", "html", "head"):
+        tag = element.tag
+        if not isinstance(tag, str):
             continue
-        names = " ".join(filter(None, (element.get("class"), element.get("id"))))
-        if names and _DATELINE_CLASS_RE.search(names):
-            text = " ".join(element.text_content().split())
-            if text and len(text) <= BYLINE_MAX_CHARS:
-                yield text
-    yield from head
+        prop = element.get("itemprop")
+        if prop:
+            for name in prop.split():
+                found.itemprops.setdefault(name, []).append(element)
+        if tag in _NOT_TEXT_TAGS:
+            continue
+        cls, ident, rel = element.get("class"), element.get("id"), element.get("rel")
+        if not (cls or ident or rel):
+            continue
+        byline, dateline = _name_kinds(cls or "", ident or "", rel or "")
+        if byline or dateline:
+            text = _short_text(element)
+            if text:
+                if byline:
+                    found.bylines.append(text)
+                if dateline:
+                    found.datelines.append(text)
+    return found
+
+
+@functools.lru_cache(maxsize=4096)
+def _name_kinds(cls: str, ident: str, rel: str) -> tuple[bool, bool]:
+    """Return whether class/id/rel name a byline, and whether class/id name a dateline (cached: pages
+    repeat their class names)."""
+    names = f"{cls} {ident}"
+    return bool(_BYLINE_CLASS_RE.search(f"{names} {rel}")), bool(_DATELINE_CLASS_RE.search(names))
+
+
+def _short_text(element: html.HtmlElement) -> str | None:
+    """Return the element's text, whitespace collapsed, or None when empty or over ``BYLINE_MAX_CHARS``
+    (reading stops there: a container named "content-info" may hold the whole page)."""
+    parts = []
+    length = 0
+    for piece in element.itertext():
+        parts.append(piece)
+        length += len(piece)
+        if length > 4 * BYLINE_MAX_CHARS:
+            return None
+    text = " ".join("".join(parts).split())
+    return text if text and len(text) <= BYLINE_MAX_CHARS else None
 
 
 # --- title ----------------------------------------------------------------------------------------
@@ -425,19 +468,53 @@ def _normal(text: str) -> str:
 
 
 def clean_title(title: str, site_name: str | None = None, h1s: Iterable[str] = ()) -> str:
-    """Return ``title`` without the site's name: an ``<h1>`` it contains wins, else the longest part
+    """Return ``title`` without the site's name: an ``<h1>`` that is the title or one of its parts (not the
+    site name) wins, else the part sharing most words with the first ``<h1>``, else the longest part
     between separators (" | ", " - ", "_", ...) that is not the site name."""
-    normal = _normal(title)
+    site = _normal(site_name) if site_name else None
+    parts = [part.strip() for part in _TITLE_SEPARATORS_RE.split(title) if part and part.strip()]
+    whole = {_normal(title), *(_normal(part) for part in parts)}
     for h1 in h1s:
         h1_normal = _normal(h1)
-        if h1_normal and len(h1_normal) >= 4 and h1_normal in normal:
+        if len(h1_normal) >= 4 and h1_normal in whole and h1_normal != site:
             return " ".join(h1.split())
-    parts = [part.strip() for part in _TITLE_SEPARATORS_RE.split(title) if part and part.strip()]
     if len(parts) <= 1:
         return title
-    site = _normal(site_name) if site_name else None
     candidates = [part for part in parts if _normal(part) != site] or parts
+    heading = _title_tokens(next(iter(h1s), ""))
+    if heading:  # the part that shares most words with the page's <h1>, when one shares any
+        shared = max(candidates, key=lambda part: len(heading & _title_tokens(part)))
+        if heading & _title_tokens(shared):
+            return shared
     return max(candidates, key=len)
+
+
+_TITLE_TOKEN_RE = re.compile(r"[\u4e00-\u9fff]|[^\W_]+")
+H1_TITLE_SHARE = 0.5  # an <h1> is the headline when this share of its words is in a title candidate
+
+
+def _title_tokens(text: str) -> set[str]:
+    return set(_TITLE_TOKEN_RE.findall(text.lower()))
+
+
+def choose_title(candidates: list[tuple[str, str]], h1s: list[str], site_name: str | None = None,
+                 overlap: bool = True) -> tuple[str | None, str]:
+    """Return the headline and its source: the first ``<h1>`` (of the page's first three) whose words are
+    mostly (``H1_TITLE_SHARE``) in a title candidate (JSON-LD headline, microdata, og:title, <title>)
+    without the site's name, and that is not the site's name (not without ``overlap``); else the first
+    candidate without the site's name (``clean_title``); else the first ``<h1>``."""
+    site = _normal(site_name) if site_name else None
+    for h1 in h1s if overlap else []:
+        words = _title_tokens(h1)
+        if not words or len(h1) > 300 or (site and _normal(h1) == site):
+            continue
+        for candidate, _source in candidates:  # compared without the site's name: a logo <h1> is no headline
+            if len(words & _title_tokens(clean_title(candidate, site_name))) >= H1_TITLE_SHARE * len(words):
+                return " ".join(h1.split()), "h1"
+    if candidates:
+        title, source = candidates[0]
+        return clean_title(title, site_name, h1s), source
+    return (" ".join(h1s[0].split()), "h1") if h1s else (None, "meta")
 
 
 # --- language -------------------------------------------------------------------------------------
@@ -483,14 +560,15 @@ def identify_language(text: str) -> str | None:
 
 def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterable[str] = (), *,
                   listed_date: str | None = None, fetched_at: str | None = None,
-                  dates_by_htmldate: bool = True) -> Metadata:
+                  dates_by_htmldate: bool = True, headline: bool = True) -> Metadata:
     """Return the :class:`Metadata` of a parsed page (not modified) but its language (``identify_language``
     of the extracted text; ``lang_declared`` is set).
 
     ``lines``: the page's visible text lines in order (the bylines and datelines are looked for in
     the ``HEAD_LINES`` from the headline on); ``listed_date``: the feed's or sitemap's date of the
     URL; ``fetched_at``: the fetch time (ISO 8601), for relative dates; ``dates_by_htmldate``: run
-    htmldate when no other source has a publish date (off for pages that are not articles).
+    htmldate when no other source has a publish date (off for pages that are not articles);
+    ``headline``: the page is an article, whose ``<h1>`` may be its headline (off for other pages).
     """
     found = Metadata()
     fetched = _fetch_time(fetched_at)
@@ -506,10 +584,11 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     publisher = article.get("publisher") if isinstance(article.get("publisher"), dict) else {}
     website = next((obj for obj in objects if _types(obj) & {"website"}), {})
     tags = meta_tags(root)
+    scan = _scan(root)
     h1s = [" ".join(h1.text_content().split()) for h1 in root.iter("h1")][:3]
 
     # 1. JSON-LD
-    put("title", _clean(article.get("headline") or article.get("name")), "json-ld")
+    titles: list[tuple[str | None, str]] = [(_clean(article.get("headline") or article.get("name")), "json-ld")]
     put("authors", _person_names(article.get("author") or article.get("creator")), "json-ld")
     put("date_published", parse_date(_clean(article.get("datePublished") or article.get("dateCreated")),
                                      max_year), "json-ld")
@@ -523,21 +602,22 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
         if _types(article) & ARTICLE_TYPES else None, "json-ld")
 
     # 2. microdata
-    for name, prop in (("title", "headline"), ("date_published", "datePublished"),
-                       ("date_modified", "dateModified"), ("description", "description")):
-        elements = _itemprop(root, prop) if not getattr(found, name) else []
+    headlines = scan.itemprops.get("headline", [])
+    titles.append((_itemprop_value(headlines[0]) if headlines else None, "microdata"))
+    for name, prop in (("date_published", "datePublished"), ("date_modified", "dateModified"),
+                       ("description", "description")):
+        elements = scan.itemprops.get(prop, []) if not getattr(found, name) else []
         value = _itemprop_value(elements[0]) if elements else None
         put(name, parse_date(value, max_year) if name.startswith("date") else value, "microdata")
     if not found.authors:
-        names = [name for element in _itemprop(root, "author")[:MAX_AUTHORS]
+        names = [name for element in scan.itemprops.get("author", [])[:MAX_AUTHORS]
                  for name in split_authors(_itemprop_value(element) or "")]
         put("authors", names, "microdata")
 
     # 3. meta tags
     put("site_name", _first(tags, "og:site_name", "application-name", "twitter:site"), "meta")
     put("canonical_url", _canonical_link(root, url) or _absolute(_first(tags, "og:url"), url), "meta")
-    meta_title = _first(tags, "og:title", "twitter:title", "dc.title", "title")
-    put("title", clean_title(meta_title, found.site_name, h1s) if meta_title else None, "meta")
+    titles.append((_first(tags, "og:title", "twitter:title", "dc.title", "title"), "meta"))
     meta_authors = [value for key in ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author",
                                       "byl", "dcterms.creator", "citation_author") for value in tags.get(key, ())]
     put("authors", [name for value in meta_authors if not value.startswith(("http://", "https://"))
@@ -567,8 +647,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     # 5. bylines and datelines
     head = _head_lines(list(lines), h1s)
     if not found.authors:
-        for element in _byline_elements(root):
-            content = " ".join(element.text_content().split())
+        for content in scan.bylines:
             names = _zh_authors(content) or [name for name in split_authors(_EN_BY_RE.sub(r"\1", content))
                                              if name[:1].isupper()]  # Latin names are capitalised
             if names:
@@ -577,7 +656,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if not found.authors:
         put("authors", _zh_authors("\n".join(head))[:MAX_AUTHORS], "byline")
     if not found.authors:
-        datelines = [line for line in _dateline_texts(root, []) if _CJK_RE.search(line)]
+        datelines = [line for line in scan.datelines if _CJK_RE.search(line)]
         put("authors", _zh_authors("\n".join(datelines))[:MAX_AUTHORS], "byline")
     if not found.authors:
         for line in head:
@@ -587,7 +666,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 put("authors", names[:MAX_AUTHORS], "byline")
                 break
     if not found.date_published or not found.date_modified:
-        for line in _dateline_texts(root, head):
+        for line in [*scan.datelines, *head]:
             value = parse_date(line, max_year) or relative_date(line, fetched)
             if not value:
                 continue
@@ -597,12 +676,13 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 put("date_published", value, "byline")
             if found.date_published:
                 break
-    if not found.title and h1s:
-        put("title", h1s[0], "byline")
-    if not found.title:
-        title_element = root.find(".//title")
-        if title_element is not None and title_element.text_content().strip():
-            put("title", clean_title(" ".join(title_element.text_content().split()), found.site_name, h1s), "meta")
+    title_element = root.find(".//title")
+    page_title = _clean(title_element.text_content()) if title_element is not None else None
+    titles.append((page_title, "meta"))
+    # An article's <h1> is its headline; other pages (lists, products, documentation) are named by their
+    # title candidates, whose <h1> is often a section or product name (measured on wcxb-dev).
+    title, source = choose_title([(t, src) for t, src in titles if t], h1s, found.site_name, overlap=headline)
+    put("title", title, source)
 
     # 6.-8. URL, the feed or sitemap, htmldate
     put("date_published", url_date(url), "url")

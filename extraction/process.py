@@ -258,7 +258,8 @@ def _metadata(page: Page, root: html.HtmlElement, context: Context, record: Reco
         lines = [line for block in blocks for line in block.text.split("\n")] if blocks is not None \
             else visible_text(root).split("\n")
         found = page_metadata(root, page.url, lines, listed_date=page.listed_date, fetched_at=record.fetched_at,
-                              dates_by_htmldate=typed is None or typed.page_type == "article")
+                              dates_by_htmldate=typed is None or typed.page_type == "article",
+                              headline=typed is None or typed.page_type == "article")
     except Exception as exc:  # the page goes on with its <title> only
         logger.warning("Metadata failed on %s: %s", page.url, exc)
         context.count("metadata/error", 1)

@@ -131,6 +131,24 @@ def test_title_without_the_site_name() -> None:
     assert clean_title("Budget: what it means | Example", h1s=["Budget: what it means"]) == "Budget: what it means"
 
 
+def test_the_h1_is_the_headline_when_a_title_candidate_holds_its_words() -> None:
+    from extraction.metadata import choose_title
+
+    candidates = [("Budget passes – Example News", "json-ld"), ("Budget passes | Example News", "meta")]
+    assert choose_title(candidates, ["The council budget passes"], "Example News") == (
+        "The council budget passes", "h1")  # 3 of its 4 words are in the candidates
+    assert choose_title(candidates, ["Example News"], "Example News") == ("Budget passes", "json-ld")  # not the site
+    assert choose_title(candidates, ["Example"], "Example News")[0] == "Budget passes"  # a short part: the site
+    # Not an article: an <h1> is taken only when the title holds it whole (a section's name beside the site's).
+    assert choose_title([("City news – Harbor Gazette", "meta")], ["City news"], overlap=False) == ("City news",
+                                                                                                  "meta")
+    assert choose_title([("Fields - Pydantic Validation", "meta")], ["Model fields"],
+                        overlap=False) == ("Fields", "meta")  # the part sharing words with the <h1>
+    assert choose_title([("Fields - Pydantic Validation", "meta")], [], overlap=False) == ("Pydantic Validation",
+                                                                                            "meta")  # else longest
+    assert choose_title([], ["Only a heading"]) == ("Only a heading", "h1")
+
+
 def test_language_of_the_text() -> None:
     assert identify_language("The council approved the budget on Tuesday after a long debate.") == "en"
     assert identify_language("市议会周二经过长时间辩论后批准了预算，学校和道路将获得更多资金。") == "zh-Hans"

@@ -32,6 +32,9 @@ _ROOT_HTML = ('<!DOCTYPE html>\n<html><head><meta charset="utf-8"><title>Demo ne
 
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = True  # hanging handlers must never block interpreter exit
+    # The listen backlog (socketserver's default is 5): a crawl and its Chromium open dozens of
+    # connections at once, and a refused connect is a lost page when retries are off (the tests).
+    request_queue_size = 1024
     demo: DemoServer
 
     def handle_error(self, request: Any, client_address: Any) -> None:

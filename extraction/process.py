@@ -23,7 +23,8 @@ The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.
    templates are removed (a byline recurs in form across the site's pages);
 6. **text**: method ``pipeline`` (the default) keeps the blocks the stacked block model passes
    (``models/stack/``, ``extraction_method`` "stack"; the SVM of papers 003/004 when no stacked
-   model is shipped, "svm"), less comment threads on article pages, trimmed by the paragraph
+   model is shipped, "svm"), with the like siblings of kept blocks, less comment threads on article
+   pages, trimmed by the paragraph
    denoiser; or routes list pages to the list extractor ("list"); any other registered method
    runs instead when asked for. A step that fails flags the record (``<step>_failed``) and the
    page keeps the full text;
@@ -376,6 +377,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
                 count("blocks/fallback", 1)
             if decision.comments:
                 count("blocks/comments", decision.comments)
+            if decision.siblings:
+                count("blocks/siblings", decision.siblings)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
                 record.flags.append("blocks_capped")
                 count("blocks/capped", decision.capped)

@@ -158,6 +158,7 @@ class BlockDecision:
     capped: int = 0  # blocks dropped unscored (MAX_BLOCKS)
     model: str = NAME  # which block model decided: "svm", or "stack" (the stacked model)
     comments: int = 0  # kept blocks dropped as a comment thread (``comment_blocks``)
+    siblings: int = 0  # blocks kept for their kept siblings (``sibling_blocks``)
 
     @property
     def text(self) -> str:
@@ -178,6 +179,34 @@ class BlockDecision:
 
 MAIN_SHARE = 0.5  # the main block outside comment threads has at least this share of the longest block's text
 _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pinglun", re.I)
+
+
+SIBLING_MAX_LINK_DENSITY = 0.2
+
+
+def sibling_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the dropped blocks to keep because they are one of a run of like siblings that is kept:
+    a block whose element has the tag and class of kept siblings under the same parent (paragraph
+    ``div``s of one article body), with little of its text in links. The stacked model reads a block
+    with its neighbours, so the last paragraph of a body (next to whatever follows it) can fall under
+    the threshold while its like siblings pass."""
+    kept_kinds: dict[tuple[Any, str, str], int] = {}
+    for block, keep in zip(blocks, kept, strict=True):
+        if keep:
+            key = _sibling_key(block)
+            kept_kinds[key] = kept_kinds.get(key, 0) + 1
+    found = []
+    for block, keep in zip(blocks, kept, strict=True):
+        if keep or not block.chars or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars:
+            continue
+        if kept_kinds.get(_sibling_key(block), 0) >= 2:
+            found.append(block.index)
+    return found
+
+
+def _sibling_key(block: Block) -> tuple[Any, str, str]:
+    element = block.element
+    return element.getparent(), str(element.tag), " ".join((element.get("class") or "").split())
 
 
 def _is_article(page_probabilities: Sequence[float] | None) -> bool:
@@ -262,7 +291,7 @@ def scored_blocks(blocks: Sequence[Block], limit: int = MAX_BLOCKS) -> npt.NDArr
 def classify(root: html.HtmlElement, models: BlockModels | None = None,
              blocks: list[Block] | None = None, trim: bool = True,
              page_probabilities: Sequence[float] | None = None, stack: bool = True,
-             drop_comments: bool = True) -> BlockDecision:
+             drop_comments: bool = True, siblings: bool = True) -> BlockDecision:
     """Classify the blocks of a parsed page (not modified) and trim their paragraphs.
 
     ``blocks``: ``page_blocks(root)`` when the caller already has them; ``trim`` False skips the
@@ -289,6 +318,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         kept[i] = bool(probabilities[i] >= decider.threshold)
     decision = BlockDecision(blocks, probabilities, kept, capped=len(blocks) - len(scored),
                              model=STACK_NAME if decider is models.stack else NAME)
+    if siblings and decider is models.stack:
+        for i in sibling_blocks(blocks, kept):
+            kept[i] = True
+            decision.siblings += 1
     if drop_comments and _is_article(page_probabilities):
         for i in comment_blocks(blocks):
             if kept[i]:

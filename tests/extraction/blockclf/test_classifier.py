@@ -361,3 +361,17 @@ def test_container_named_after_comments_around_the_article_is_not_a_thread() -> 
     found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
     assert all(comment in found for comment in COMMENTS)
     assert "forty teachers" not in found and "six-hour debate" not in found
+
+
+def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
+    body = "".join(f"<div class='text-block'><p>{COMMENTS[i % 2]} Paragraph {i}.</p></div>" for i in range(4))
+    page = (f"<html><body><div id='menu'><a href='/a'>Home</a> <a href='/b'>World</a></div><div class='story'>{body}"
+            "</div><div class='story-footer'><a href='/x'>More</a></div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    paragraphs = [b.index for b in blocks if b.element.get("class") == "text-block"]
+    assert len(paragraphs) == 4
+    kept = [b.index in paragraphs[:3] for b in blocks]  # the last paragraph dropped, its three siblings kept
+    assert classifier.sibling_blocks(blocks, kept) == [paragraphs[3]]
+    links = [b.index for b in blocks if b.link_chars]  # link-heavy blocks are never pulled in
+    assert not set(classifier.sibling_blocks(blocks, [not keep for keep in kept])) & set(links)
+    assert classifier.sibling_blocks(blocks, [b.index == paragraphs[0] for b in blocks]) == []  # one is not a run

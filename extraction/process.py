@@ -69,6 +69,10 @@ LIST_METHOD = "list"
 ROUTE_LISTS = False
 
 Count = Callable[[str, int], Any]
+# Metadata fields copied into the record as they are (title and canonical_url have fallbacks; lang is
+# identified from the extracted text).
+RECORD_METADATA = ("authors", "date_published", "date_modified", "description", "section", "tags", "image",
+                   "site_name", "lang_declared")
 
 
 class SiteTemplates(Protocol):
@@ -270,11 +274,9 @@ def _metadata(page: Page, root: html.HtmlElement, context: Context, record: Reco
         record.title = page_title(root)
         record.lang_declared = declared_lang(root)
         return
+    for name in RECORD_METADATA:  # the fields Metadata and Record share, by name
+        setattr(record, name, getattr(found, name))
     record.title = found.title or page_title(root)
-    record.authors = found.authors
-    record.date_published, record.date_modified = found.date_published, found.date_modified
-    record.description, record.section, record.tags = found.description, found.section, found.tags
-    record.image, record.site_name, record.lang_declared = found.image, found.site_name, found.lang_declared
     if found.canonical_url:
         record.canonical_url = found.canonical_url
     record.metadata_sources = found.sources

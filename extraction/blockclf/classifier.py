@@ -80,19 +80,11 @@ class _Model:
 
 
 @dataclass(frozen=True)
-class _StackModel:
-    """The default block model: gradient-boosted trees over blocks in context (``extraction.blockclf.context``)."""
+class _StackModel(_Model):
+    """The default block model: gradient-boosted trees over blocks in context (``extraction.blockclf.context``),
+    run like the SVMs (``_Model.content_probability``)."""
 
-    session: ort.InferenceSession
-    input_name: str
-    threshold: float
-    version: str
-
-    def content_probability(self, features: np.ndarray) -> np.ndarray:
-        rows = features.astype(np.float32, copy=False)
-        parts = [np.asarray(self.session.run(None, {self.input_name: rows[start:start + BATCH_ROWS]})[1])[:, 1]
-                 for start in range(0, len(rows), BATCH_ROWS)]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=np.float32)
+    version: str = ""
 
 
 @dataclass(frozen=True)

@@ -10,23 +10,17 @@ nothing is lost to read-modify-write races. It does not import Scrapy.
 from __future__ import annotations
 
 import json
-import re
 import sqlite3
-import threading
 import time
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_path
+
 SCHEMA_VERSION = 1
 STORE_FILENAME = "templates.sqlite3"
-# Suffixes that make `open_store` treat a location as the database file rather than a folder.
-_FILE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
-# "scheme://" at the start of a location marks a URL (a Windows drive "C:\" does not match).
-_URL_RE = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*://")
-_WHAT_TO_DO = "set TEMPLATES_STORE to another folder"
 
 # Index i brings the schema from version i to i + 1; version 0 is an empty file. Each entry is a
 # list of single statements (not a script: executescript would commit the migration half-way).
@@ -58,7 +52,7 @@ _TEMPLATE_COLUMNS = (
 _SITE_COLUMNS = "site, generation, pages, batches, drift_events, created_at, updated_at"
 
 
-class TemplateStoreError(Exception):
+class TemplateStoreError(DatabaseError):
     """The store cannot be used (corrupt file, newer/unknown schema, unsupported URL); message says which file and
     what to do."""
 
@@ -146,125 +140,19 @@ class TemplateStore(Protocol):
     def close(self) -> None: ...
 
 
-class SQLiteTemplateStore:
+class SQLiteTemplateStore(SQLiteDatabase):
     """The template store in one SQLite file (WAL journal), safe for several processes at once."""
 
+    KIND = "template store"
+    ERROR = TemplateStoreError
+    WHAT_TO_DO = "set TEMPLATES_STORE to another folder"
+    SCHEMA_VERSION = SCHEMA_VERSION
+    MIGRATIONS = _MIGRATIONS
+    TABLES = _TABLES
+
     def __init__(self, path: str | Path, timeout: float = 30.0) -> None:
-        self.path = Path(path)
-        self.location = str(self.path)
-        self._lock = threading.RLock()  # one connection shared by the threads of a process
         self._data_version: int | None = None
-        try:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            # timeout is SQLite's busy timeout: how long a writer waits for another process's lock.
-            self._conn = sqlite3.connect(self.path, timeout=timeout, isolation_level=None, check_same_thread=False)
-        except (OSError, sqlite3.Error) as exc:
-            raise TemplateStoreError(f"cannot open the template store {self.location}: {exc}") from exc
-        try:
-            self._check_integrity()
-            self._set_wal(timeout)
-            self._conn.execute("PRAGMA synchronous=NORMAL")
-            self._check_schema()
-        except sqlite3.Error as exc:
-            self._conn.close()
-            raise self._error(exc) from exc
-        except BaseException:
-            self._conn.close()
-            raise
-
-    def _set_wal(self, timeout: float) -> None:
-        """Put the file in WAL mode (once: the mode is kept in the file). Switching needs the file to itself,
-        and SQLite does not wait for that: when another process opens the new store at the same moment (the
-        crawl's extraction workers do), retry until ``timeout``."""
-        deadline = time.monotonic() + timeout
-        delay = 0.01
-        while True:
-            try:
-                mode = self._conn.execute("PRAGMA journal_mode").fetchone()[0]
-                if str(mode).lower() != "wal":
-                    self._conn.execute("PRAGMA journal_mode=WAL")
-                return
-            except sqlite3.OperationalError as exc:
-                if ("locked" not in str(exc) and "busy" not in str(exc)) or time.monotonic() > deadline:
-                    raise
-            time.sleep(delay)
-            delay = min(delay * 2, 0.5)
-
-    def _corrupt(self, detail: object) -> TemplateStoreError:
-        return TemplateStoreError(
-            f"the template store {self.location} is corrupt ({detail}); it was left untouched: "
-            f"move it aside or restore a backup, or {_WHAT_TO_DO}"
-        )
-
-    def _check_integrity(self) -> None:
-        # Read-only, before any pragma that could write to the file.
-        try:
-            rows = self._conn.execute("PRAGMA quick_check").fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise self._corrupt(exc) from exc
-        if rows != [("ok",)]:
-            raise self._corrupt("; ".join(str(row[0]) for row in rows[:3]))
-
-    def _version(self) -> int:
-        tables = {row[0] for row in self._conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        if not tables:
-            return 0
-        row = None
-        if "meta" in tables:
-            row = self._conn.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
-        if row is None or not str(row[0]).isdigit():
-            raise TemplateStoreError(
-                f"{self.location} is an SQLite database but not a template store "
-                f"(tables: {', '.join(sorted(tables))}); {_WHAT_TO_DO}"
-            )
-        version = int(row[0])
-        if version > SCHEMA_VERSION:
-            raise TemplateStoreError(
-                f"the template store {self.location} was written by a newer version (schema {version}, this code "
-                f"reads up to {SCHEMA_VERSION}); upgrade, or {_WHAT_TO_DO}"
-            )
-        if version == SCHEMA_VERSION and not tables >= _TABLES:
-            raise self._corrupt(f"schema {version} without table(s) {', '.join(sorted(_TABLES - tables))}")
-        return version
-
-    def _check_schema(self) -> None:
-        try:
-            if self._version() == SCHEMA_VERSION:
-                return
-            with self._transaction():
-                # Read again under the write lock: another process may have migrated meanwhile.
-                version = self._version()
-                for statements in _MIGRATIONS[version:]:
-                    for statement in statements:
-                        self._conn.execute(statement)
-                self._conn.execute(
-                    "INSERT INTO meta (key, value) VALUES ('schema_version', ?) "
-                    "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                    (str(SCHEMA_VERSION),),
-                )
-        except sqlite3.Error as exc:
-            raise self._error(exc) from exc
-
-    def _error(self, exc: sqlite3.Error) -> TemplateStoreError:
-        if "malformed" in str(exc) or "not a database" in str(exc):
-            return self._corrupt(exc)
-        return TemplateStoreError(f"template store {self.location}: {exc}")
-
-    @contextmanager
-    def _transaction(self, write: bool = True) -> Iterator[sqlite3.Connection]:
-        """Run a block in one transaction: IMMEDIATE (write lock taken up front) or a read snapshot."""
-        with self._lock:
-            try:
-                self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
-                try:
-                    yield self._conn
-                    self._conn.execute("COMMIT")
-                except BaseException:
-                    if self._conn.in_transaction:
-                        self._conn.execute("ROLLBACK")
-                    raise
-            except sqlite3.Error as exc:
-                raise self._error(exc) from exc
+        super().__init__(path, timeout)
 
     def templates(self, site: str, include_retired: bool = False) -> list[StoredTemplate]:
         """Return the active templates of the site's current generation (all rows with include_retired), by id."""
@@ -408,11 +296,6 @@ class SQLiteTemplateStore:
             previous, self._data_version = self._data_version, int(version)
         return previous is not None and previous != version
 
-    def close(self) -> None:
-        """Close the connection (idempotent)."""
-        with self._lock:
-            self._conn.close()
-
 
 def _site_state(conn: sqlite3.Connection, site: str) -> SiteState | None:
     """Return the site's state read through `conn` (inside a caller's transaction), or None."""
@@ -425,18 +308,7 @@ def store_path(location: str | Path) -> Path | None:
 
     Raises TemplateStoreError for an unsupported URL.
     """
-    text = str(location)
-    if _URL_RE.match(text):
-        scheme = text.split("://", 1)[0].lower()
-        if scheme in ("redis", "rediss"):
-            return None
-        if scheme != "sqlite":
-            raise TemplateStoreError(f"unsupported template store URL {text!r}: use a folder or sqlite:///path")
-        text = text[len("sqlite://") :]
-    path = Path(text).expanduser()
-    if path.suffix.lower() not in _FILE_SUFFIXES and not path.is_file():
-        path = path / STORE_FILENAME
-    return path
+    return database_path(location, STORE_FILENAME, "template store", TemplateStoreError)
 
 
 def store_exists(location: str | Path) -> bool:

@@ -7,12 +7,13 @@ extraction tests can score their output against ``DemoPage.body``.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from demo.chrome import SPECS, SiteSpec
 from demo.layouts import render_article
 from demo.listing import about_page, home_page, private_page, section_pages
-from demo.plan import ArticlePlan, plan_articles
+from demo.plan import ArticlePlan, plan_articles, plan_published
 
 
 @dataclass(frozen=True)
@@ -74,13 +75,23 @@ def _check_encodable(page: DemoPage) -> None:
         raise ValueError(f"{page.path} is not encodable as {page.encoding}: {exc}") from exc
 
 
-def build_site(spec: SiteSpec, seed: int) -> DemoSite:
-    """Return one fully rendered demo site for ``spec``; same seed, same bytes."""
+def build_site(spec: SiteSpec, seed: int, published: int = 0) -> DemoSite:
+    """Return one fully rendered demo site for ``spec``; same seed, same bytes.
+
+    ``published``: articles added after the first 40 (``plan_published``); the 40 keep their bytes, the home
+    page, section lists, feed and sitemap list the new ones first.
+    """
     rng = random.Random(seed)
     plans = plan_articles(spec, rng)
     pages: dict[str, DemoPage] = {}
     for art in plans:
         pages[art.path] = _article_page(spec, art, render_article(spec, art, plans, rng))
+    if published:
+        added = plan_published(spec, plans, published, seed)
+        for art in added:
+            art_rng = random.Random(f"{seed}:render:{art.index}")
+            pages[art.path] = _article_page(spec, art, render_article(spec, art, plans, art_rng))
+        plans = added + plans
     home = home_page(spec, plans, rng)
     pages[home.path] = DemoPage(home.path, spec.name, "list", home.title, tuple(e[0] for e in home.entries),
                                 tuple(e[1] for e in home.entries), home.html, home.encoding, "home")
@@ -105,6 +116,10 @@ def build_site(spec: SiteSpec, seed: int) -> DemoSite:
                     feed_format="rss" if spec.lang == "en" else "atom")
 
 
-def build_sites(seed: int = 2026) -> tuple[DemoSite, ...]:
-    """Return the English and Chinese demo sites, deterministically generated from ``seed``."""
-    return tuple(build_site(spec, seed * 10 + i) for i, spec in enumerate(SPECS))
+def build_sites(seed: int = 2026, published: Mapping[str, int] | None = None) -> tuple[DemoSite, ...]:
+    """Return the English and Chinese demo sites, deterministically generated from ``seed``.
+
+    ``published``: by site name, how many articles were published after the first 40 (DemoServer.publish).
+    """
+    published = published or {}
+    return tuple(build_site(spec, seed * 10 + i, published.get(spec.name, 0)) for i, spec in enumerate(SPECS))

@@ -116,6 +116,42 @@ def plan_articles(spec: SiteSpec, rng: random.Random) -> list[ArticlePlan]:
     return plans
 
 
+def plan_published(spec: SiteSpec, plans: list[ArticlePlan], count: int, seed: int) -> list[ArticlePlan]:
+    """Return ``count`` articles published after the site's 40, newest first (the demo server's ``publish``).
+
+    Article k depends only on the seed and k (publishing 3 and then 2 more gives the same 5 as publishing 5),
+    and the base articles are untouched. Each goes to the first section whose list has room on its last
+    page, so the section lists keep their number of pages (a test's second run finds no new list page);
+    once every section is full, they go to the first section and its list grows a page.
+    """
+    per_page = 6  # demo.listing.PER_PAGE (imported there from here would be circular)
+    counts = {section.key: sum(1 for p in plans if p.section == section.key) for section in spec.sections}
+    room = {key: -n % per_page for key, n in counts.items()}
+    newest = max(p.published for p in plans)
+    used_paths = {p.path for p in plans}
+    used_titles = {p.title for p in plans}
+    added: list[ArticlePlan] = []
+    for k in range(count):
+        rng = random.Random(f"{seed}:published:{k}")
+        section = next((s for s in spec.sections if room[s.key] > 0), spec.sections[0])
+        room[section.key] -= 1
+        topic = section.topics[k % len(section.topics)]
+        text = generate_article(spec.lang, topic, rng.randint(5, 9), rng)
+        while text.headline in used_titles:
+            text = generate_article(spec.lang, topic, rng.randint(5, 9), rng)
+        used_titles.add(text.headline)
+        published = (newest + timedelta(days=k + 1)).replace(hour=9, minute=30)
+        path = _article_path(spec, text.headline, published, rng, used_paths)
+        used_paths.add(path)
+        editor = (f"{rng.choice(vocab_en.FIRST_NAMES)} {rng.choice(vocab_en.LAST_NAMES)}" if spec.lang == "en"
+                  else rng.choice(vocab_zh.EDITORS))
+        added.append(ArticlePlan(
+            index=ARTICLES_PER_SITE + k, path=path, section=section.key, text=text, published=published,
+            layout=STATIC_LAYOUTS[k % len(STATIC_LAYOUTS)], encoding="utf-8", editor=editor,
+            hidden_note=False, noscript=False))
+    return added[::-1]
+
+
 def _article_path(spec: SiteSpec, headline: str, published: datetime, rng: random.Random,
                   used: set[str]) -> str:
     """Return a unique URL path in the site's article URL scheme."""

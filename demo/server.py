@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import collections
+import hashlib
 import logging
 import signal
 import socket
@@ -87,7 +88,14 @@ class _Handler(BaseHTTPRequestHandler):
         demo.count_hit(path)
         page = demo.page_for(path)
         if page is not None:
-            self.send_body(200, f"text/html; charset={page.encoding}", page.body_bytes)
+            # An ETag, and 304 Not Modified to a conditional GET that names it (`-a recrawl=changed`).
+            body = page.body_bytes
+            etag = f'"{hashlib.blake2b(body, digest_size=8).hexdigest()}"'
+            if etag in (self.headers.get("If-None-Match") or ""):
+                demo.count_hit(f"304:{path}")
+                self.send_head(304, f"text/html; charset={page.encoding}", 0, [("ETag", etag)])
+                return
+            self.send_body(200, f"text/html; charset={page.encoding}", body, [("ETag", etag)])
             return
         generated = demo.generated(path)
         if generated is not None:
@@ -101,24 +109,63 @@ class _Handler(BaseHTTPRequestHandler):
 
     do_HEAD = do_GET
 
+    def do_POST(self) -> None:
+        """``POST /_demo/publish?count=N&site=NAME``: publish N new articles (DemoServer.publish)."""
+        path, _, query = self.path.partition("?")
+        params = dict(pair.split("=", 1) for pair in query.split("&") if "=" in pair)
+        if path != "/_demo/publish":
+            self.send_body(404, "text/plain; charset=utf-8", b"POST /_demo/publish?count=N&site=NAME only\n")
+            return
+        try:
+            added = self.server.demo.publish(int(params.get("count", "1")), params.get("site") or None)
+        except ValueError as exc:
+            self.send_body(400, "text/plain; charset=utf-8", f"{exc}\n".encode())
+            return
+        self.send_body(200, "text/plain; charset=utf-8", "".join(f"{path}\n" for path in added).encode())
+
 
 class DemoServer:
     """The demo sites and /bad/ endpoints on a background ThreadingHTTPServer."""
 
-    def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int = 2026) -> None:
-        self.host, self.port = host, port
-        self.sites: tuple[DemoSite, ...] = build_sites(seed)
+    sites: tuple[DemoSite, ...]
+    _pages: dict[str, DemoPage]
+
+    def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int = 2026,
+                 published: dict[str, int] | None = None) -> None:
+        self.host, self.port, self.seed = host, port, seed
+        self.published: dict[str, int] = dict(published or {})  # articles added after the 40, by site
         self.hits: collections.Counter[str] = collections.Counter()
         self.stop_event = threading.Event()
         self._hit_cond = threading.Condition()  # guards ``hits``; notified on every request
-        self._pages: dict[str, DemoPage] = {}
-        for site in self.sites:
-            self._pages.update(site.pages)
-            self._pages.update(site.private_pages)
+        self._build()
         self._httpd: _HTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._url = ""
 
+    def _build(self) -> None:
+        sites = build_sites(self.seed, self.published)
+        pages: dict[str, DemoPage] = {}
+        for site in sites:
+            pages.update(site.pages)
+            pages.update(site.private_pages)
+        self.sites, self._pages = sites, pages  # swapped whole: a request sees the old or the new site
+
+    def publish(self, count: int = 1, site: str | None = None) -> list[str]:
+        """Publish ``count`` new articles on ``site`` (default: the English site); return their paths.
+
+        They appear on the home page, their section list, the feed and the sitemap, like a newsroom's
+        (demo.plan.plan_published); the existing articles do not change. Also ``POST /_demo/publish``.
+        """
+        names = [s.name for s in self.sites]
+        site = site or names[0]
+        if site not in names:
+            raise ValueError(f"no demo site {site!r} (sites: {', '.join(names)})")
+        if count < 1:
+            raise ValueError(f"count must be >= 1, got {count}")
+        before = set(self._pages)
+        self.published[site] = self.published.get(site, 0) + count
+        self._build()
+        return sorted(set(self._pages) - before)
     @property
     def url(self) -> str:
         """Return the base URL, e.g. "http://127.0.0.1:43125" (no trailing slash); "" before start()."""
@@ -205,6 +252,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--seed", type=int, default=2026)
     parser.add_argument("--port-file", type=Path, help="write the base URL to this file once listening")
+    parser.add_argument("--published", type=int, default=0, metavar="N",
+                        help="start with N articles published on the English site after its 40 (more with "
+                             "POST /_demo/publish?count=N&site=NAME)")
     args = parser.parse_args(argv)
     stopping = threading.Event()
 
@@ -213,7 +263,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    server = DemoServer(args.host, args.port, args.seed)
+    server = DemoServer(args.host, args.port, args.seed,
+                        {"en-gazette": args.published} if args.published else None)
     url = server.start()
     if args.port_file:
         tmp = args.port_file.with_name(args.port_file.name + ".tmp")

@@ -403,3 +403,35 @@ def test_command_line_writes_port_file(tmp_path: Path) -> None:
         process.send_signal(signal.SIGTERM)
         assert process.wait(timeout=10) == 0
     assert process.stderr is not None and process.stderr.read() == ""
+
+
+def test_publish_adds_articles_to_lists_feeds_and_sitemap_only() -> None:
+    with DemoServer() as server:
+        before = {path: server.page_for(path).body_bytes for site in server.sites for path in site.pages}  # type: ignore[union-attr]
+        request = urllib.request.Request(server.url + "/_demo/publish?count=3&site=zh-jiangcheng", method="POST")
+        with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
+            added = response.read().decode().split()
+        assert len(added) == 3 and all(path.startswith("/zh/news/") for path in added)
+        zh = next(site for site in server.sites if site.name == "zh-jiangcheng")
+        assert [page.path for page in zh.articles[:3]] == sorted(added, key=lambda p: zh.pages[p].published,
+                                                                 reverse=True)
+        changed = {path for path, body in before.items() if server.page_for(path).body_bytes != body}  # type: ignore[union-attr]
+        lists = {path for path, page in zh.pages.items() if page.page_type == "list"}
+        assert changed <= lists and "/zh/" in changed  # no article changed; no list page was added
+        assert set(zh.pages) == {*before, *added} - {p for p in before if not p.startswith("/zh/")}
+        with urllib.request.urlopen(server.url + zh.feed_path, timeout=TIMEOUT) as response:
+            feed = response.read().decode()
+        assert all(path in feed for path in added)
+        # Publishing 3 more later gives the same first 3 (a test's articles do not depend on how they came).
+        assert build_sites(published={"zh-jiangcheng": 3})[1].pages.keys() == zh.pages.keys()
+
+
+def test_pages_carry_an_etag_and_answer_conditional_gets_with_304() -> None:
+    with DemoServer() as server:
+        with urllib.request.urlopen(server.url + "/en/", timeout=TIMEOUT) as response:
+            etag = response.headers["ETag"]
+        request = urllib.request.Request(server.url + "/en/", headers={"If-None-Match": etag})
+        with pytest.raises(urllib.error.HTTPError) as answer:
+            urllib.request.urlopen(request, timeout=TIMEOUT)
+        assert answer.value.code == 304
+        assert server.hits["304:/en/"] == 1

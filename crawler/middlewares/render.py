@@ -144,6 +144,10 @@ class RenderConfig(ComponentConfig):
     javascript_below: int = 2000
     # Pages rendering at once: the renderer's own limit, apart from per-site politeness.
     concurrency: int = field(default=4, metadata={"setting": "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"})
+    # Pages of rendered sites fetched and not yet rendered, at most (0: 4 x the render concurrency). Without a
+    # bound the HTTP fetches run far ahead of the renderer (a demo crawl had fetched all its 100 pages when 20
+    # were rendered): memory held by waiting pages, and work a killed crawl fetches again.
+    fetch_ahead: int = 0
     crash_retries: int = 1  # a page whose browser died under it is rendered again this many times
     # Longest a browser download (navigation, waiting for a page slot included) may take before it
     # fails as render_stuck; Playwright's own timeouts normally end it long before.
@@ -170,6 +174,13 @@ class RenderConfig(ComponentConfig):
         block_policy(self.block_resources)  # raises for what cannot be blocked
         if self.concurrency < 1:
             raise ValueError(f"PLAYWRIGHT_MAX_PAGES_PER_CONTEXT must be at least 1, got {self.concurrency}")
+        if self.fetch_ahead < 0:
+            raise ValueError(f"RENDER_FETCH_AHEAD must be >= 0, got {self.fetch_ahead}")
+
+    @property
+    def fetch_ahead_pages(self) -> int:
+        """Pages of rendered sites between the start of their fetch and the end of their render, at most."""
+        return self.fetch_ahead or 4 * self.concurrency
 
     @property
     def capture_deadline(self) -> float:
@@ -215,6 +226,7 @@ class RenderMiddleware:
         assert crawler.stats is not None
         self.stats: StatsCollector = crawler.stats
         self._slots = asyncio.Semaphore(config.concurrency)
+        self._ahead = asyncio.Semaphore(max(config.fetch_ahead_pages, config.concurrency))
         # Chromium's own requests say who fetches them, as Scrapy's do.
         self.user_agent: str = crawler.settings.get("USER_AGENT") or ""
         # One full-page screenshot at a time when serialised (puppeteer#1576).
@@ -228,7 +240,27 @@ class RenderMiddleware:
             raise NotConfigured("RENDER_ENABLED is off: every site is fetched over plain HTTP")
         return cls(config, crawler)
 
+    async def process_request(self, request: Request) -> None:
+        """Hold a page of a rendered site until fewer than RENDER_FETCH_AHEAD such pages wait or render."""
+        if request.meta.get("render") and not request.meta.get("playwright"):
+            await self._ahead.acquire()  # the request waits here, outside every site's download slot
+            request.meta["render_ahead"] = True
+
+    def _release(self, request: Request) -> None:
+        if request.meta.pop("render_ahead", False):  # popped: a redirect's or retry's copy does not carry it
+            self._ahead.release()
+
+    def process_exception(self, request: Request, exception: BaseException) -> None:
+        """A fetch that failed leaves the fetch-ahead bound."""
+        self._release(request)
+
     async def process_response(self, request: Request, response: Response) -> Response:
+        try:
+            return await self._process_response(request, response)
+        finally:
+            self._release(request)
+
+    async def _process_response(self, request: Request, response: Response) -> Response:
         if not request.meta.get("render") or request.meta.get("playwright"):
             return response  # a plain page, or the browser's own request (below)
         media_type = content_type(response)

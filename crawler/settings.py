@@ -113,8 +113,18 @@ ITEM_PIPELINES = {
     # Archive the page as fetched (pipelines.archive), then extraction.process.process: type, templates, text;
     # in EXTRACT_WORKERS worker processes (extraction/workers.py).
     "pipelines.process.ProcessPipeline": 500,
+    # New / changed / duplicate (extraction/dedup.py), and the crawl state written once the record is exported.
+    "pipelines.state.CrawlStatePipeline": 800,
     "pipelines.errors.ErrorItemFilterPipeline": 900,
 }
+
+# --- crawl state and duplicates (crawler/state.py, templates_db/state.py, extraction/dedup.py) ---------------
+# CRAWL_STATE_ENABLED, _STORE (default: crawl_state.sqlite3 beside TEMPLATES_STORE), _RECRAWL, _REVISIT,
+# _MAX_ATTEMPTS, _TIMEOUT: defaults in crawler/state.py (CrawlStateConfig), README "Scheduled crawls".
+# DEDUP_ENABLED, _THRESHOLD, _SHINGLE, _PERMUTATIONS, _MIN_CHARS, _DROP: defaults in extraction/dedup.py.
+# Feed files are written unbuffered, line by line, so a killed crawl keeps every record it exported (the crawl
+# state counts a page as done only after its line is written).
+FEED_STORAGES = {"": "crawler.feeds.LineFileFeedStorage", "file": "crawler.feeds.LineFileFeedStorage"}
 
 # Written when no feed is given (no -o/-O, no FEEDS); `-O corpus.jsonl` replaces it.
 DEFAULT_FEED_URI = "output/%(name)s-%(time)s.jsonl"

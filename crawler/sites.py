@@ -19,6 +19,8 @@ A file looks like::
         delay: 2.0          # optional: a fixed delay (s) between requests to this site, AutoThrottle off for it
         concurrency: 2      # optional: requests in flight to this site (default CONCURRENT_REQUESTS_PER_DOMAIN)
         javascript: auto    # optional: run the page's scripts when rendering: true, false, auto (RENDER_JAVASCRIPT)
+        revisit: 6h         # optional: hubs (start/list pages, feeds, sitemaps) refetched at most this often
+        recrawl: changed    # optional: new | changed: known articles refetched, exported when changed
 
 ``${NAME}`` is replaced by the environment variable NAME, or by a value the caller gives
 (the spider gives ``DEMO_URL``, the address of the bundled demo server). Every problem is
@@ -42,10 +44,14 @@ DEFAULT_MAX_PAGES = 1000
 DEFAULT_MAX_DEPTH = 10
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VARIABLE_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
+_DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
+RECRAWL_MODES = ("new", "changed")
 
 _KNOWN_FIELDS = frozenset(
     {"name", "start_urls", "allowed_prefixes", "follow", "deny", "feeds", "sitemaps",
-     "max_pages", "max_depth", "render", "trailing_slash", "delay", "concurrency", "javascript"}
+     "max_pages", "max_depth", "render", "trailing_slash", "delay", "concurrency", "javascript",
+     "revisit", "recrawl"}
 )
 
 
@@ -71,6 +77,8 @@ class SiteConfig:
     delay: float | None = None  # fixed seconds between requests (None: AutoThrottle measures the server)
     concurrency: int | None = None  # requests in flight to the site (None: CONCURRENT_REQUESTS_PER_DOMAIN)
     javascript: bool | None = None  # run scripts when rendering; None: RENDER_JAVASCRIPT decides ("auto")
+    revisit: float | None = None  # seconds between hub revisits; None: CRAWL_STATE_REVISIT
+    recrawl: str | None = None  # new | changed; None: CRAWL_STATE_RECRAWL (or -a recrawl=)
 
     @property
     def download_slot(self) -> str | None:
@@ -229,6 +237,14 @@ def _validate_site(entry: dict[str, Any], where: str) -> SiteConfig:
     javascript = entry.get("javascript", "auto")
     if not isinstance(javascript, bool) and javascript != "auto":
         raise fail("javascript", f"must be true, false or auto, got {javascript!r}")
+    revisit = entry.get("revisit")
+    if revisit is not None:
+        revisit = duration(revisit)
+        if revisit is None:
+            raise fail("revisit", f"must be seconds or a duration such as 90s, 30m, 6h, 1d, got {entry['revisit']!r}")
+    recrawl = entry.get("recrawl")
+    if recrawl is not None and recrawl not in RECRAWL_MODES:
+        raise fail("recrawl", f"must be one of {', '.join(RECRAWL_MODES)}, got {recrawl!r}")
     start_urls = urls("start_urls")
     feeds = urls("feeds")
     sitemaps = urls("sitemaps")
@@ -253,4 +269,16 @@ def _validate_site(entry: dict[str, Any], where: str) -> SiteConfig:
         delay=None if delay is None else float(delay),
         concurrency=concurrency,
         javascript=None if javascript == "auto" else javascript,
+        revisit=revisit,
+        recrawl=recrawl,
     )
+
+
+def duration(value: Any) -> float | None:
+    """Return seconds from a number or a text such as "90s", "30m", "6h", "1d"; None when it is neither."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int | float):
+        return float(value) if value >= 0 else None
+    match = _DURATION_RE.match(str(value))
+    return float(match.group(1)) * _DURATION_UNITS[match.group(2)] if match else None

@@ -68,8 +68,13 @@ class Record:
     block_stats: dict[str, int] | None = None
     models: dict[str, str] = field(default_factory=dict)
     flags: list[str] = field(default_factory=list)
+    change: str | None = None
+    duplicate_of: str | None = None
+    duplicate_similarity: float | None = None
     error: str | None = None
     page: Page | None = field(default=None, repr=False, compare=False, metadata={"export": False})
+    # What the spider tells the state pipeline about the fetch (ETag, Last-Modified, body hash, revisit...).
+    crawl: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"export": False})
 
     def as_dict(self) -> dict[str, Any]:
         """Return the exported fields, in schema order (what a JSON line holds)."""

@@ -13,15 +13,16 @@ that end without an item are those robots.txt forbids (counted in stats).
 
 from __future__ import annotations
 
+import hashlib
 import logging
 import re
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
 from typing import Any
 
 from parsel import Selector
-from scrapy import Request, Spider
+from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
 from scrapy.http import Response, TextResponse
 from scrapy.settings import BaseSettings
@@ -34,8 +35,10 @@ from crawler.links import page_links
 from crawler.middlewares.render import RenderResult
 from crawler.responses import content_type
 from crawler.sites import SiteConfig, SiteList, load_site_list
+from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
 from extraction.page import Page
 from extraction.record import Record
+from templates_db.state import KnownPage, QueuedPage
 
 logger = logging.getLogger(__name__)
 
@@ -48,10 +51,14 @@ class NewsSitesSpider(Spider):
 
     name = "news_sites"
 
-    def __init__(self, sites: str | None = None, **kwargs: Any) -> None:
+    def __init__(self, sites: str | None = None, recrawl: str | None = None, since: str | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.sites_file = sites
+        self.recrawl = recrawl  # -a recrawl=new|changed: CRAWL_STATE_RECRAWL for this run
+        self.since = parse_since(since)  # -a since=DATE: entries and records dated before it are left out
         self.site_list: SiteList
+        self.crawl_state: CrawlStateManager
         self._local_state: dict[str, Any] = {}
 
     @classmethod
@@ -72,6 +79,11 @@ class NewsSitesSpider(Spider):
         logger.info("Site list %s: %d site(s): %s", path, len(spider.site_list.sites),
                     ", ".join(site.name for site in spider.site_list.sites))
         spider._site_slots(crawler.settings)
+        overrides = {"recrawl": recrawl} if (recrawl := spider.recrawl) else {}
+        config = CrawlStateConfig.from_settings(crawler.settings, **overrides)
+        spider.crawl_state = CrawlStateManager.from_settings(
+            config, crawler.settings.get("TEMPLATES_STORE", ""), lambda key: spider._stat(key))
+        crawler.signals.connect(spider.crawl_state.end, signal=signals.spider_closed)
         return spider
 
     def _site_slots(self, settings: BaseSettings) -> None:
@@ -95,6 +107,13 @@ class NewsSitesSpider(Spider):
         state.setdefault("pages", {})
         return state
 
+    def _revisit(self, site: SiteConfig) -> float:
+        return site.revisit if site.revisit is not None else self.crawl_state.config.revisit_seconds
+
+    def _recrawl(self, site: SiteConfig) -> str:
+        """-a recrawl= for the run, else the site's ``recrawl:``, else CRAWL_STATE_RECRAWL."""
+        return self.recrawl or site.recrawl or self.crawl_state.config.recrawl
+
     def _stat(self, key: str, count: int = 1) -> None:
         assert self.crawler.stats is not None
         self.crawler.stats.inc_value(key, count)
@@ -102,24 +121,64 @@ class NewsSitesSpider(Spider):
     # -- requests --
 
     async def start(self) -> AsyncIterator[Request]:
+        """Yield each site's sitemaps, feeds and start pages; with a crawl state, also the list pages to
+        revisit and the URLs left from an earlier run, and not what this round has already done."""
+        state = self.crawl_state
+        state.begin([site.name for site in self.site_list.sites])
+        if state.active and not any(r.resumed for r in state.rounds.values()):
+            # A new round: what JOBDIR kept of the last run (its seen set, its page counts) is the state's now.
+            self._state["seen"].clear()
+            self._state["pages"].clear()
         for site in self.site_list.sites:
             for url in site.sitemaps:
-                yield self._aux_request(url, site, self.parse_sitemap, "sitemap")
+                if self._aux_due(url, site):
+                    yield self._aux_request(url, site, self.parse_sitemap, "sitemap")
             for url in site.feeds:
-                yield self._aux_request(url, site, self.parse_feed, "feed")
-            for url in site.start_urls:
-                request = self._page_request(url, site)
+                if self._aux_due(url, site):
+                    yield self._aux_request(url, site, self.parse_feed, "feed")
+            if not state.active:
+                for url in site.start_urls:
+                    request = self._page_request(url, site)
+                    if request is not None:
+                        yield request
+                continue
+            starts = [site.canonical(url) for url in site.start_urls]
+            for hub in state.due_hubs(site.name, starts, self._revisit(site)):
+                request = self._revisit_request(hub, site)
                 if request is not None:
                     yield request
+            for request in self._schedule(site, [(url, None) for url in site.start_urls], 0):
+                yield request
+            queued = state.queued(site.name)
+            self._stat("crawl/queued_from_state", len(queued))
+            for entry in queued:
+                request = self._page_request(entry.found_url or entry.url, site, entry.listed_date, depth=entry.depth,
+                                             url=entry.url)
+                if request is not None:
+                    yield request
+
+    def _aux_due(self, url: str, site: SiteConfig) -> bool:
+        if self.crawl_state.aux_due(url, site.name, self._revisit(site)):
+            return True
+        self._stat("crawl/skipped/visited")
+        self._state["seen"].add(site.canonical(url))
+        return False
 
     def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str) -> Request:
         # Pages often link to their feed and sitemap: seen, so they are not fetched as pages.
         self._state["seen"].add(site.canonical(url))
         return Request(url, callback=callback, errback=self.on_error,
-                       meta={"site": site.name, "kind": kind, **_politeness(site)})
+                       meta={"site": site.name, "kind": kind, "aux_url": url, **_politeness(site)})
 
-    def _page_request(self, found_url: str, site: SiteConfig, listed_date: str | None = None) -> Request | None:
-        url = site.canonical(found_url)
+    def _page_request(self, found_url: str, site: SiteConfig, listed_date: str | None = None, *,
+                      depth: int | None = None, url: str | None = None, known: KnownPage | None = None,
+                      revisit: bool = False) -> Request | None:
+        """Return the request for a page, or None when it is outside the site, seen, or over the site's budget.
+
+        ``known``: a page the state has (refetched for ``recrawl=changed``, conditionally); ``revisit``: a hub
+        revisited in a new round. ``depth`` is the link depth when the request does not come from a callback.
+        """
+        url = url or site.canonical(found_url)
         if not site.allows(url):
             self._stat("crawl/skipped/outside_site")
             return None
@@ -134,13 +193,83 @@ class NewsSitesSpider(Spider):
         state["seen"].add(url)
         state["pages"][site.name] = pages + 1
         self._stat("crawl/scheduled")
+        meta: dict[str, Any] = {"site": site.name, "kind": "page", "found_url": found_url, "canonical_url": url,
+                                "render": site.render, "render_javascript": site.javascript, **_politeness(site)}
+        if listed_date:
+            meta["listed_date"] = listed_date
+        if depth is not None:
+            meta["depth"] = depth
+        headers = {}
+        if known is not None:  # what the state pipeline compares the new text with
+            meta["known"] = {"text_hash": known.text_hash, "revisit": revisit,
+                             "export_changed": self._recrawl(site) == "changed"}
+            if not revisit:  # a known article: a conditional GET; hubs are fetched in full (their links matter)
+                meta["handle_httpstatus_list"] = [304]
+                if known.etag:
+                    headers["If-None-Match"] = known.etag
+                if known.last_modified:
+                    headers["If-Modified-Since"] = known.last_modified
         # dont_filter: the seen set above is the duplicate filter for pages. With Scrapy's
         # filter on too, a redirect back to a URL already requested (a redirect loop, or an
         # old URL redirecting to a crawled one) would vanish without an item or an error.
-        return Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True,
-                       meta={"site": site.name, "kind": "page", "found_url": found_url,
-                             "canonical_url": url, "render": site.render, "render_javascript": site.javascript,
-                             **({"listed_date": listed_date} if listed_date else {}), **_politeness(site)})
+        return Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True, meta=meta,
+                       headers=headers or None)
+
+    def _revisit_request(self, hub: KnownPage, site: SiteConfig) -> Request | None:
+        request = self._page_request(hub.found_url or hub.url, site, depth=hub.depth, url=hub.url, known=hub,
+                                     revisit=True)
+        if request is not None:
+            self._stat("crawl/revisit")
+        return request
+
+    def _schedule(self, site: SiteConfig, found: list[tuple[str, str | None]], depth: int) -> list[Request]:
+        """Return the requests for links or feed/sitemap entries (URL as found, listed date) at ``depth``.
+
+        With a crawl state, URLs it has completed are skipped (or, with ``recrawl: changed``, refetched
+        conditionally unless the listed date says they did not change), and the new ones are written to the
+        state's queue in one transaction before their requests leave.
+        """
+        seen = self._state["seen"]
+        candidates: dict[str, tuple[str, str | None]] = {}
+        for found_url, listed_date in found:
+            url = site.canonical(found_url)
+            if url in seen or url in candidates:
+                self._stat("crawl/skipped/duplicate")
+                continue
+            if not site.allows(url):
+                self._stat("crawl/skipped/outside_site")
+                continue
+            listed = date_timestamp(listed_date)
+            if self.since is not None and listed is not None and listed < self.since:
+                self._stat("crawl/skipped/before_since")
+                continue
+            candidates[url] = (found_url, listed_date)
+        state = self.crawl_state
+        known = state.known(candidates) if state.active and candidates else {}
+        requests, queue = [], []
+        for url, (found_url, listed_date) in candidates.items():
+            page = known.get(url)
+            if page is not None and (page.status == "done" or page.url != url):
+                seen.add(url)
+                if self._recrawl(site) != "changed" or page.url != url:
+                    self._stat("crawl/skipped/known")
+                    continue
+                listed = date_timestamp(listed_date)
+                if listed is not None and page.fetched_at is not None and listed <= page.fetched_at:
+                    self._stat("crawl/skipped/lastmod")  # the sitemap or feed says it did not change since
+                    continue
+                seen.discard(url)
+                request = self._page_request(found_url, site, listed_date, depth=depth, url=url, known=page)
+                if request is not None:
+                    self._stat("crawl/recrawl")
+            else:
+                request = self._page_request(found_url, site, listed_date, depth=depth, url=url)
+                if request is not None and state.active:
+                    queue.append(QueuedPage(url, site.name, depth, found_url, listed_date))
+            if request is not None:
+                requests.append(request)
+        state.enqueue(queue)
+        return requests
 
     def _site(self, name: str) -> SiteConfig:
         return next(site for site in self.site_list.sites if site.name == name)
@@ -151,9 +280,14 @@ class NewsSitesSpider(Spider):
         """Yield the page's record (carrying its page), then requests for the in-site links it has."""
         site = self._site(response.meta["site"])
         assert response.request is not None
+        if response.status == 304:  # a conditional refetch of a known page: not modified
+            self.crawl_state.unchanged(response.meta["canonical_url"], site.name)
+            self._stat("crawl/unchanged/not_modified")
+            return
         item = self._new_item(response.request, response.meta)
         item.status = response.status
         item.final_url = response.url
+        item.crawl.update(_fetch_info(response))
         media_type = content_type(response) or None
         page: Page = response.meta.get("fetched_page") or Page(response.body, response.url, media_type)
         page.site = site.name
@@ -183,14 +317,15 @@ class NewsSitesSpider(Spider):
         # The links come from the tree before the pipelines see the page (the item is processed when yielded).
         try:
             links = page_links(page.tree, response.url, page.decoded.encoding)
+            item.crawl["amp"] = [response.urljoin(href) for href in page.tree.xpath("//link[@rel='amphtml']/@href")]
         except Exception as exc:  # an unparsable page: the process pipeline records it
             logger.debug("No links from %s: %s", response.url, exc)
             links = []
+        # Scheduled (and written to the crawl state's queue) before the page's item: a page is completed in
+        # the state only once every link it has is queued there.
+        requests = self._schedule(site, [(url, None) for url in links], (item.depth or 0) + 1)
         yield item
-        for url in links:
-            request = self._page_request(url, site)
-            if request is not None:
-                yield request
+        yield from requests
 
     def parse_feed(self, response: Response) -> Iterator[Request]:
         """Yield page requests for the entries of an RSS 2.0 or Atom feed."""
@@ -205,10 +340,11 @@ class NewsSitesSpider(Spider):
                     for entry in selector.xpath("//entry")]
         entries = [(link.strip(), date) for link, date in entries if link.strip()]
         self._stat("crawl/feed/entries", len(entries))
-        for link, date in entries:  # the entry's date goes with the request: a source of the page's date
-            request = self._page_request(response.urljoin(link), site, feed_date(date))
-            if request is not None:
-                yield request
+        # The entry's date goes with the request: a source of the page's date.
+        depth = response.meta.get("depth", 0) + 1
+        requests = self._schedule(site, [(response.urljoin(link), feed_date(date)) for link, date in entries], depth)
+        self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "feed")
+        yield from requests
 
     def parse_sitemap(self, response: Response) -> Iterator[Request]:
         """Yield page requests for a sitemap's URLs, or sitemap requests for an index."""
@@ -224,15 +360,15 @@ class NewsSitesSpider(Spider):
             return
         entries = [entry for entry in sitemap if entry.get("loc")]
         self._stat("crawl/sitemap/urls", len(entries))
-        published = news_publication_dates(body) if sitemap.type != "sitemapindex" else {}
-        for entry in entries:
-            url = entry["loc"]
-            if sitemap.type == "sitemapindex":
-                yield self._aux_request(url, site, self.parse_sitemap, "sitemap")
-            else:
-                request = self._page_request(url, site, published.get(url) or entry.get("lastmod") or None)
-                if request is not None:
-                    yield request
+        if sitemap.type == "sitemapindex":
+            for entry in entries:
+                if self._aux_due(entry["loc"], site):
+                    yield self._aux_request(entry["loc"], site, self.parse_sitemap, "sitemap")
+        else:
+            published = news_publication_dates(body)
+            found = [(entry["loc"], published.get(entry["loc"]) or entry.get("lastmod") or None) for entry in entries]
+            yield from self._schedule(site, found, response.meta.get("depth", 0) + 1)
+        self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "sitemap")
 
     def on_error(self, failure: Failure) -> Iterator[Record]:
         """Turn a failed page request into an item with ``error``; log other failures."""
@@ -241,6 +377,9 @@ class NewsSitesSpider(Spider):
         kind = request.meta.get("kind", "page")
         if reason == "robots_forbidden":
             self._stat("crawl/dropped/robots_forbidden")
+            if kind == "page":
+                self.crawl_state.forbidden(request.meta["canonical_url"], request.meta["site"],
+                                           request.meta.get("depth", 0))
             logger.info("Forbidden by robots.txt, not fetched: %s", request.url)
             return
         self._stat(f"crawl/error/{reason}" if kind == "page" else f"crawl/error/{kind}/{reason}")
@@ -257,13 +396,48 @@ class NewsSitesSpider(Spider):
         yield item
 
     def _new_item(self, request: Request, meta: dict[str, Any]) -> Record:
-        return Record(
+        record = Record(
             url=meta.get("found_url", request.url),
             canonical_url=meta.get("canonical_url", request.url),
             site=meta["site"],
             fetched_at=datetime.now(UTC).isoformat(timespec="seconds"),
             depth=meta.get("depth", 0),
         )
+        record.crawl["url"] = meta.get("canonical_url", request.url)  # the crawl state's key of the page
+        return record
+
+    # -- for the state pipeline --
+
+    def canonical(self, site_name: str, url: str) -> str | None:
+        """Return ``url`` in the site's canonical form when it is inside the site, else None."""
+        site = self._site(site_name)
+        canonical = site.canonical(url)
+        return canonical if site.allows(canonical) else None
+
+    def mark_seen(self, urls: Iterable[str]) -> None:
+        """Add URLs to this run's seen set (aliases of a fetched article: never fetched themselves)."""
+        self._state["seen"].update(urls)
+
+
+def _fetch_info(response: Response) -> dict[str, Any]:
+    """Return what the crawl state keeps of a response: the canonical URL requested, validators, body hash."""
+    meta = response.meta
+    info: dict[str, Any] = {
+        "etag": _header(response, b"ETag"),
+        "last_modified": _header(response, b"Last-Modified"),
+        "content_hash": hashlib.blake2b(response.body, digest_size=16).hexdigest(),
+    }
+    known = meta.get("known")
+    if known is not None:
+        info["known_text_hash"] = known["text_hash"]
+        info["revisit"] = known["revisit"]
+        info["export_changed"] = known["export_changed"]
+    return info
+
+
+def _header(response: Response, name: bytes) -> str | None:
+    value = response.headers.get(name)
+    return value.decode("latin-1") if value else None
 
 
 def feed_date(value: str | None) -> str | None:

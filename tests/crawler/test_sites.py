@@ -167,3 +167,16 @@ def test_per_site_politeness_gets_a_slot_of_its_own() -> None:
         "site:s": {"concurrency": 1, "delay": 2.5},
         "site:t": {"concurrency": 8, "delay": 0.5},
     }
+
+
+def test_revisit_and_recrawl_are_site_choices() -> None:
+    site = parse_site_list(_one_site("")).sites[0]
+    assert site.revisit is None and site.recrawl is None  # the CRAWL_STATE_* settings decide
+    assert parse_site_list(_one_site("    revisit: 90\n")).sites[0].revisit == 90
+    assert parse_site_list(_one_site("    revisit: 6h\n")).sites[0].revisit == 6 * 3600
+    assert parse_site_list(_one_site("    revisit: 1.5d\n")).sites[0].revisit == 1.5 * 86400
+    assert parse_site_list(_one_site("    recrawl: changed\n")).sites[0].recrawl == "changed"
+    with pytest.raises(SiteListError, match="field 'revisit': must be seconds or a duration"):
+        parse_site_list(_one_site("    revisit: soon\n"))
+    with pytest.raises(SiteListError, match="field 'recrawl': must be one of new, changed"):
+        parse_site_list(_one_site("    recrawl: always\n"))

@@ -17,8 +17,8 @@ def test_schema_file_and_dataclass_list_the_same_fields() -> None:
     assert all(spec.get("description") for spec in schema()["properties"].values())
 
 
-def test_export_fields_are_the_dataclass_fields_but_the_page() -> None:
-    assert [spec.name for spec in dataclasses.fields(Record)] == [*EXPORT_FIELDS, "page"]
+def test_export_fields_are_the_dataclass_fields_but_the_page_and_crawl_notes() -> None:
+    assert [spec.name for spec in dataclasses.fields(Record)] == [*EXPORT_FIELDS, "page", "crawl"]
     assert list(Record().as_dict()) == EXPORT_FIELDS  # in schema order
 
 

@@ -1,0 +1,247 @@
+"""The crawl state in a crawl: which URLs to fetch on this run, and what each completed page writes.
+
+:class:`CrawlStateConfig` holds the CRAWL_STATE_* settings; :class:`CrawlStateManager` is what the
+spider and the state pipeline (``pipelines/state.py``) call. It wraps the store
+(:mod:`templates_db.state`, which explains rounds, resumes and writes) so that a store that cannot be
+opened (corrupt, locked, newer schema) is reported once and the crawl goes on as a full crawl, and an
+error during the crawl is counted (``state/error``) and the operation skipped.
+
+Stats: ``state/resumed`` and ``state/new_round`` (sites), ``state/error/<open|locked|corrupt|write|read>``,
+``state/completed``; the spider's ``crawl/skipped/known``, ``crawl/skipped/visited``,
+``crawl/skipped/lastmod``, ``crawl/skipped/before_since``, ``crawl/revisit``, ``crawl/recrawl``,
+``crawl/queued_from_state``, ``crawl/unchanged/not_modified``; the pipeline's ``export/skipped/...``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, ClassVar, TypeVar
+
+from crawler.sites import RECRAWL_MODES, duration
+from extraction.config import ComponentConfig
+from templates_db.state import (
+    CrawlState,
+    CrawlStateError,
+    KnownPage,
+    PageOutcome,
+    QueuedPage,
+    Round,
+    open_state,
+)
+from templates_db.store import STORE_FILENAME
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+Count = Callable[[str], Any]
+
+# Failure reasons worth another try on the next run; other failures (404, not HTML, too large) are final.
+TRANSIENT_ERRORS = frozenset({
+    "timeout", "connection_refused", "connection_lost", "dns", "cancelled", "browser_error", "render_stuck",
+    "http_408", "http_429", "http_500", "http_502", "http_503", "http_504", "extract_timeout", "extract_crashed",
+})
+
+
+@dataclass(frozen=True)
+class CrawlStateConfig(ComponentConfig):
+    """The CRAWL_STATE_* settings."""
+
+    prefix: ClassVar[str] = "CRAWL_STATE"
+    enabled: bool = True  # off: every run is a full crawl (the spider's in-memory seen set only)
+    store: str = ""  # folder, .sqlite3 path or sqlite:/// URL; empty: crawl_state.sqlite3 beside TEMPLATES_STORE
+    recrawl: str = "new"  # new: known articles are never refetched; changed: refetched, exported when changed
+    revisit: str = "0"  # seconds (or 30m, 6h, 1d) before a new round fetches a hub (start/list page, feed) again
+    max_attempts: int = 3  # runs that retry a page whose fetch failed transiently
+    timeout: float = 10.0  # seconds a write waits for another process's lock before the state is given up
+
+    def validate(self) -> None:
+        """Raise ValueError naming the setting when a value cannot work."""
+        if self.recrawl not in RECRAWL_MODES:
+            raise ValueError(f"CRAWL_STATE_RECRAWL must be one of {', '.join(RECRAWL_MODES)}, got {self.recrawl!r}")
+        if duration(self.revisit) is None:
+            raise ValueError(f"CRAWL_STATE_REVISIT must be seconds or a duration such as 30m, 6h, 1d, "
+                             f"got {self.revisit!r}")
+        if self.max_attempts < 1:
+            raise ValueError(f"CRAWL_STATE_MAX_ATTEMPTS must be >= 1, got {self.max_attempts}")
+
+    @property
+    def revisit_seconds(self) -> float:
+        """Return CRAWL_STATE_REVISIT in seconds."""
+        return duration(self.revisit) or 0.0
+
+    def location(self, templates_store: str) -> str:
+        """Return where the state lives: CRAWL_STATE_STORE, else beside the template store."""
+        if self.store:
+            return self.store
+        folder = Path(templates_store or "templates_db")
+        if folder.name == STORE_FILENAME or folder.suffix.lower() in (".sqlite3", ".sqlite", ".db"):
+            folder = folder.parent
+        return str(folder)
+
+
+def parse_since(value: str | None) -> float | None:
+    """Return ``-a since=`` (an ISO 8601 date or time; naive = UTC) as a Unix time; ValueError when unreadable."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(value.strip().replace("Z", "+00:00"))
+    except ValueError:
+        raise ValueError(f"since must be an ISO 8601 date or time such as 2026-11-24 or 2026-11-24T06:00, "
+                         f"got {value!r}") from None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def date_timestamp(value: str | None) -> float | None:
+    """Return an ISO 8601 date (a record's or a feed's) as a Unix time, None when absent or unreadable."""
+    if not value:
+        return None
+    try:
+        return parse_since(value)
+    except ValueError:
+        return None
+
+
+class CrawlStateManager:
+    """The crawl's handle on its state: rounds, what is known, the queue, completed pages."""
+
+    def __init__(self, config: CrawlStateConfig, location: str, count: Count) -> None:
+        self.config = config
+        self.location = location
+        self.state: CrawlState | None = None  # open from begin() on, unless disabled or unusable
+        self.count = count
+        self.rounds: dict[str, Round] = {}
+        self._warned = False
+
+    @classmethod
+    def from_settings(cls, config: CrawlStateConfig, templates_store: str, count: Count) -> CrawlStateManager:
+        """Return the manager of the state that CRAWL_STATE_STORE (or TEMPLATES_STORE's folder) names."""
+        return cls(config, config.location(templates_store), count)
+
+    def _open(self) -> CrawlState | None:
+        """Open the state; one that cannot be used is reported and counted, and the crawl is a full crawl."""
+        if not self.config.enabled:
+            logger.info("Crawl state off (CRAWL_STATE_ENABLED=False): a full crawl")
+            return None
+        try:
+            state = open_state(self.location, self.config.timeout)
+        except CrawlStateError as exc:
+            self.count(f"state/error/{_kind(exc)}")
+            logger.error("Crawl state unusable, crawling everything as a full crawl: %s", exc)
+            return None
+        logger.info("Crawl state: %s", state.location)
+        return state
+
+    @property
+    def active(self) -> bool:
+        """Return True while the state is in use."""
+        return self.state is not None
+
+    def _safe(self, operation: Callable[[CrawlState], T], default: T, what: str) -> T:
+        state = self.state
+        if state is None:
+            return default
+        try:
+            return operation(state)
+        except CrawlStateError as exc:
+            self.count(f"state/error/{what}")
+            if not self._warned:
+                logger.warning("Crawl state error (%s), going on without that step: %s", what, exc)
+                self._warned = True
+            return default
+
+    # -- the run --
+
+    def begin(self, sites: Sequence[str]) -> None:
+        """Open the state and start or resume each site's round; a state that cannot is given up (a full crawl)."""
+        state = self.state = self._open()
+        if state is None:
+            return
+        try:
+            self.rounds = state.begin_run(sites)
+        except CrawlStateError as exc:
+            self.count(f"state/error/{_kind(exc)}")
+            logger.error("Crawl state unusable, crawling everything as a full crawl: %s", exc)
+            self.state = None
+            state.close()
+            return
+        for site, round_ in self.rounds.items():
+            self.count("state/resumed" if round_.resumed else "state/new_round")
+            logger.info("Site %s: %s round %d", site, "resuming" if round_.resumed else "starting", round_.number)
+
+    def end(self, reason: str) -> None:
+        """Close the state; the rounds are complete when the crawl finished cleanly."""
+        if self.state is None:
+            return
+        self._safe(lambda state: state.end_run(self.rounds, reason == "finished"), None, "write")
+        self.state.close()
+        self.state = None
+
+    def round(self, site: str) -> int:
+        """Return the site's round number (0 without a state)."""
+        round_ = self.rounds.get(site)
+        return round_.number if round_ else 0
+
+    # -- scheduling --
+
+    def known(self, urls: Iterable[str]) -> dict[str, KnownPage]:
+        """Return what the state knows of these URLs."""
+        return self._safe(lambda state: state.known(urls), {}, "read")
+
+    def enqueue(self, pages: Sequence[QueuedPage]) -> None:
+        """Record scheduled URLs before their requests leave the spider."""
+        if pages:
+            self._safe(lambda state: state.enqueue(pages), None, "write")
+
+    def queued(self, site: str) -> list[QueuedPage]:
+        """Return the site's URLs left from earlier runs (queued, or failed transiently)."""
+        return self._safe(lambda state: state.queued(site, self.config.max_attempts), [], "read")
+
+    def due_hubs(self, site: str, start_urls: Sequence[str], revisit: float) -> list[KnownPage]:
+        """Return the site's start and list pages to revisit in this round."""
+        before = time.time() - revisit
+        return self._safe(lambda state: state.due_hubs(site, self.round(site), before, start_urls), [], "read")
+
+    def aux_due(self, url: str, site: str, revisit: float) -> bool:
+        """Return True when a feed or sitemap is to be fetched in this round."""
+        before = time.time() - revisit
+        return self._safe(lambda state: state.aux_due(url, self.round(site), before), True, "read")
+
+    def visit_aux(self, url: str, site: str, kind: str) -> None:
+        """Record a feed or sitemap visit (after its entries were enqueued)."""
+        self._safe(lambda state: state.visit_aux(url, site, kind, self.round(site)), None, "write")
+
+    # -- completed pages --
+
+    def complete(self, outcome: PageOutcome) -> None:
+        """Record a completed page (one transaction)."""
+        self._safe(lambda state: state.complete(outcome), None, "write")
+        self.count("state/completed")
+
+    def forbidden(self, url: str, site: str, depth: int) -> None:
+        """Record a page robots.txt forbids (no item): done, not asked for again."""
+        self.complete(PageOutcome(url=url, site=site, status="done", depth=depth, round=self.round(site),
+                                  fetched_at=time.time(), error="robots_forbidden"))
+
+    def unchanged(self, url: str, site: str) -> None:
+        """Record a 304 Not Modified answer."""
+        self._safe(lambda state: state.unchanged(url, self.round(site)), None, "write")
+
+    def summary(self) -> Mapping[str, Mapping[str, int]]:
+        """Return the store's per-site summary."""
+        return self._safe(lambda state: state.summary(), {}, "read")
+
+
+def _kind(exc: CrawlStateError) -> str:
+    message = str(exc)
+    if "locked" in message or "busy" in message:
+        return "locked"
+    if "corrupt" in message:
+        return "corrupt"
+    return "open"

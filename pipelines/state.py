@@ -1,0 +1,161 @@
+"""What a processed page is to the corpus, and the crawl state written once its record is out.
+
+Before the export (``process_item``): a page the crawl state already had (a list page revisited in a new
+round, a known article refetched with ``recrawl: changed``) is exported only when its text changed
+(``change: changed``), a new one gets ``change: new``; its text is fingerprinted (exact hash and MinHash,
+:mod:`extraction.dedup`) and looked up among the records of this run and, with a crawl state, of every
+earlier run: a match sets ``duplicate_of`` (DEDUP_DROP drops it instead); a record dated before
+``-a since=`` is left out. After the export (the ``item_scraped`` / ``item_dropped`` signals, which Scrapy
+sends once the feed exporter has written the line): the page is written to the crawl state in one
+transaction, so a crawl killed between the two fetches the page again rather than losing it.
+
+Stats: ``export/skipped/<revisit|unchanged|duplicate|before_since>``, ``dedup/<exact|near|canonical>``,
+``state/completed``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from scrapy import signals
+from scrapy.crawler import Crawler
+from scrapy.exceptions import DropItem
+from scrapy.statscollectors import StatsCollector
+
+from crawler.state import TRANSIENT_ERRORS, CrawlStateManager, date_timestamp
+from extraction.dedup import DedupConfig, DuplicateIndex, Fingerprint, MemoryStorage, fingerprint
+from extraction.record import Record
+from templates_db.state import PageOutcome
+
+logger = logging.getLogger(__name__)
+
+
+class CrawlStatePipeline:
+    """Marks new, changed and duplicate records, drops what is not to be exported, and writes the crawl state."""
+
+    def __init__(self, crawler: Crawler, config: DedupConfig) -> None:
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats: StatsCollector = crawler.stats
+        self.config = config
+        self.index: DuplicateIndex | None = None
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> CrawlStatePipeline:
+        pipeline = cls(crawler, DedupConfig.from_settings(crawler.settings))
+        # Connected after the feed exporter (an extension, built before the pipelines): these run once the
+        # record's line is written.
+        crawler.signals.connect(pipeline.item_scraped, signal=signals.item_scraped)
+        crawler.signals.connect(pipeline.item_dropped, signal=signals.item_dropped)
+        crawler.signals.connect(pipeline.item_error, signal=signals.item_error)
+        return pipeline
+
+    @property
+    def manager(self) -> CrawlStateManager | None:
+        """Return the spider's crawl state (None for a spider without one)."""
+        return getattr(self.crawler.spider, "crawl_state", None)
+
+    def _index(self) -> DuplicateIndex | None:
+        """Return the duplicate index (made on the first page, once the spider opened its crawl state): in the
+        crawl state across runs, else for this run only."""
+        if self.index is None and self.config.enabled:
+            manager = self.manager
+            storage = manager.state if manager is not None and manager.active else None
+            self.index = DuplicateIndex(self.config, storage or MemoryStorage())
+        return self.index
+
+    def process_item(self, item: Any) -> Any:
+        """Decide what the record is (new, changed, duplicate) and drop what is not to be exported."""
+        if not isinstance(item, Record) or item.error is not None:
+            return item
+        crawl = item.crawl
+        key = crawl.get("url") or item.url or ""
+        fp = fingerprint(item.text, self.config)
+        crawl["text_hash"] = fp.text_hash
+        if "known_text_hash" in crawl:  # a page the state had, fetched again
+            # A hub (start or list page) is revisited for its links: its record went out when it was new.
+            # A known article refetched with recrawl=changed goes out again when its text changed.
+            reason = "revisit" if crawl.get("revisit") else "unchanged"
+            if reason == "revisit" or not crawl.get("export_changed") or fp.text_hash == crawl["known_text_hash"]:
+                self.stats.inc_value(f"export/skipped/{reason}")
+                raise DropItem(f"known page, not exported ({reason}): {key}", log_level="DEBUG")
+            item.change = "changed"
+        else:
+            item.change = "new"
+        since = getattr(self.crawler.spider, "since", None)
+        published = date_timestamp(item.date_published)
+        if since is not None and published is not None and published < since:
+            self.stats.inc_value("export/skipped/before_since")
+            raise DropItem(f"published before since=: {key}", log_level="DEBUG")
+        self._deduplicate(item, key, fp)
+        if item.duplicate_of is not None and self.config.drop:
+            self.stats.inc_value("export/skipped/duplicate")
+            raise DropItem(f"duplicate of {item.duplicate_of}: {key}", log_level="DEBUG")
+        return item
+
+    def _deduplicate(self, item: Record, key: str, fp: Fingerprint) -> None:
+        index = self._index()
+        if index is None or not fp.text_hash or not item.text.strip():
+            return
+        canonical = item.canonical_url
+        manager = self.manager
+        if canonical and canonical != key and manager is not None and manager.active:
+            declared = manager.known([canonical]).get(canonical)
+            if declared is not None and declared.status == "done" and declared.url != key:
+                item.duplicate_of = declared.url
+                self.stats.inc_value("dedup/canonical")
+                return
+        match = index.find(fp, exclude=key)
+        if match is None:
+            index.add(key, fp)
+            return
+        item.duplicate_of = match.key
+        item.duplicate_similarity = round(match.similarity, 4)
+        self.stats.inc_value("dedup/exact" if match.exact else "dedup/near")
+
+    # -- after the export --
+
+    def item_scraped(self, item: Any) -> None:
+        """The record is in the feed: write the page to the crawl state."""
+        self._complete(item, exported=True)
+
+    def item_dropped(self, item: Any) -> None:
+        """The record was not exported (a revisit, a duplicate, a failed page): write the page all the same."""
+        self._complete(item, exported=False)
+
+    def item_error(self, item: Any) -> None:
+        """A pipeline raised: the page is written as failed, to be tried again on the next run."""
+        if isinstance(item, Record) and item.error is None:
+            item.error = "pipeline_error"
+        self._complete(item, exported=False, failed=True)
+
+    def _complete(self, item: Any, exported: bool, failed: bool = False) -> None:
+        manager = self.manager
+        if manager is None or not manager.active or not isinstance(item, Record) or not item.site:
+            return
+        crawl = item.crawl
+        key = crawl.get("url") or item.url
+        if not key:
+            return
+        spider: Any = self.crawler.spider
+        aliases: list[tuple[str, str]] = []
+        if item.page_type == "article" and item.duplicate_of is None:
+            # An article's declared canonical URL and AMP version name this page: neither is fetched again.
+            declared = [(item.canonical_url, "canonical")] if item.canonical_url else []
+            for url, kind in [*declared, *((amp, "amp") for amp in crawl.get("amp", ()))]:
+                canonical = spider.canonical(item.site, url)
+                if canonical and canonical != key:
+                    aliases.append((canonical, kind))
+            spider.mark_seen(url for url, _ in aliases)
+        record = item.as_dict()
+        record.pop("text", None)
+        transient = failed or item.error in TRANSIENT_ERRORS
+        manager.complete(PageOutcome(
+            url=key, site=item.site, status="failed" if transient else "done", depth=item.depth or 0,
+            round=manager.round(item.site), fetched_at=time.time(), http_status=item.status,
+            etag=crawl.get("etag"), last_modified=crawl.get("last_modified"), content_hash=crawl.get("content_hash"),
+            text_hash=crawl.get("text_hash"), page_type=item.page_type, canonical=item.canonical_url,
+            duplicate_of=item.duplicate_of, exported=exported, error=item.error, record=record,
+            aliases=tuple(aliases)))

@@ -1,0 +1,188 @@
+"""Scheduled crawls with a crawl state: incremental runs, SIGKILL and resume, a corrupt or locked state.
+
+Real crawls of the demo sites (`scrapy crawl news_sites` in a subprocess, rendering on, the default),
+against a demo server in this process so that it keeps its port between runs and can publish articles.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from demo.server import DemoServer
+from tests.crawl_helpers import FAST_SETTINGS, REPO, needs_chromium, run_crawl, sites_yaml
+from tests.crawler.test_crawl_demo import demo_sites
+
+pytestmark = [needs_chromium, pytest.mark.browser]
+
+
+@pytest.fixture
+def server() -> Iterator[DemoServer]:
+    with DemoServer() as running:
+        yield running
+
+
+def _page_paths(server: DemoServer) -> set[str]:
+    return {path for site in server.sites for path in site.pages}
+
+
+def _page_hits(server: DemoServer) -> Counter[str]:
+    """Full fetches of the demo's HTML pages (304 answers and static files, robots.txt, feeds apart)."""
+    pages = _page_paths(server)
+    hits = Counter({path: n for path, n in server.hits.items() if path in pages})
+    hits.subtract({path.removeprefix("304:"): n for path, n in server.hits.items() if path.startswith("304:")})
+    return +hits
+
+
+def _hubs(server: DemoServer) -> set[str]:
+    return {path for site in server.sites for path, page in site.pages.items() if page.page_type == "list"}
+
+
+def _paths(items: list[dict[str, object]], base: str) -> list[str]:
+    return [str(item["final_url"] or item["url"]).removeprefix(base) for item in items]
+
+
+def test_incremental_run_fetches_hubs_and_new_articles_only(server: DemoServer, tmp_path: Path) -> None:
+    store = {"TEMPLATES_STORE": str(tmp_path / "state")}
+    first = run_crawl(tmp_path, demo_sites(server.url, render=True), store, name="first")
+    assert first.returncode == 0, first.log[-3000:]
+    assert sorted(_paths(first.items, server.url)) == sorted(_page_paths(server))
+    assert {item["change"] for item in first.items} == {"new"}
+    assert first.stats["state/new_round"] == 2
+
+    published = server.publish(5)
+    server.reset_hits()
+    second = run_crawl(tmp_path, demo_sites(server.url, render=True), store, name="second")
+    assert second.returncode == 0, second.log[-3000:]
+    assert sorted(_paths(second.items, server.url)) == published
+    assert {item["change"] for item in second.items} == {"new"}
+    # What the second run fetched: the start and list pages, the feeds and sitemaps, and the 5 new articles.
+    assert set(_page_hits(server)) == _hubs(server) | set(published)
+    assert all(server.hits[path] == 1 for path in ("/en/feed.xml", "/zh/atom.xml", "/en/sitemap.xml"))
+    assert second.stats["crawl/revisit"] == len(_hubs(server))
+    assert second.stats["export/skipped/revisit"] == len(_hubs(server))
+    assert second.stats["crawl/skipped/known"] >= 80 - len(published)
+
+    # recrawl=changed: every known article the hubs list is checked (conditional GET, or the sitemap's lastmod);
+    # nothing changed, so nothing is exported and no article is fetched in full.
+    server.reset_hits()
+    third = run_crawl(tmp_path, demo_sites(server.url, render=True), {**store, "CRAWL_STATE_RECRAWL": "changed"},
+                      name="third")
+    assert third.returncode == 0, third.log[-3000:]
+    assert third.items == []
+    known = _page_paths(server) - _hubs(server)  # the articles and the about pages
+    assert not set(_page_hits(server)) & known
+    checked = third.stats.get("crawl/unchanged/not_modified", 0) + third.stats.get("crawl/skipped/lastmod", 0)
+    assert checked == len(known)
+    assert third.stats.get("crawl/unchanged/not_modified", 0) > 0
+
+
+def _start(tmp_path: Path, server: DemoServer, name: str) -> tuple[subprocess.Popen[str], Path]:
+    feed = tmp_path / f"{name}.jsonl"
+    sites = tmp_path / "sites.yaml"
+    sites.write_text(sites_yaml(demo_sites(server.url, render=True)), encoding="utf-8")
+    settings = {**FAST_SETTINGS, "TEMPLATES_STORE": str(tmp_path / "state"), "ARCHIVE_DIR": str(tmp_path / "archive"),
+                "STATS_FILE": str(tmp_path / f"{name}.stats.json")}
+    command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites}", "-O", str(feed)]
+    for key, value in settings.items():
+        command += ["-s", f"{key}={value}"]
+    log = (tmp_path / f"{name}.log").open("w")
+    process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, text=True,
+                               stdin=subprocess.DEVNULL, start_new_session=True)
+    return process, feed
+
+
+def _lines(feed: Path) -> list[dict[str, object]]:
+    if not feed.exists():
+        return []
+    # A line cut by the kill would fail to parse here: the feed is written one whole line at a time.
+    return [json.loads(line) for line in feed.read_text(encoding="utf-8").split("\n") if line.strip()]
+
+
+def _done(tmp_path: Path, base: str) -> set[str]:
+    with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:
+        rows = conn.execute("SELECT url FROM pages WHERE status = 'done'").fetchall()
+    return {url.removeprefix(base) for (url,) in rows}
+
+
+def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServer, tmp_path: Path) -> None:
+    feeds: list[Path] = []
+    in_flight: set[str] = set()
+    fetched = Counter[str]()
+    for run, kill_at in enumerate((8, 40, 70, None)):
+        server.reset_hits()
+        process, feed = _start(tmp_path, server, f"run{run}")
+        feeds.append(feed)
+        deadline = time.monotonic() + 300
+        try:
+            while kill_at is not None and process.poll() is None and time.monotonic() < deadline:
+                if sum(len(_lines(f)) for f in feeds) >= kill_at:
+                    os.killpg(process.pid, signal.SIGKILL)  # the crawl, its extraction workers and its browser
+                    break
+                time.sleep(0.05)
+            process.wait(timeout=max(1.0, deadline - time.monotonic()))
+        finally:
+            if process.poll() is None:
+                os.killpg(process.pid, signal.SIGKILL)
+        log = (tmp_path / f"run{run}.log").read_text(encoding="utf-8")
+        fetched.update(_page_hits(server))
+        if kill_at is None:
+            assert process.returncode == 0, log[-3000:]
+            stats = json.loads((tmp_path / f"run{run}.stats.json").read_text(encoding="utf-8"))
+            assert stats["state/resumed"] == 2
+        else:
+            assert process.returncode == -signal.SIGKILL, f"run {run} ended before its kill:\n{log[-3000:]}"
+            # In flight at the kill: served to the crawl, not completed in its state: the pages fetched ahead of
+            # the renderer (RENDER_FETCH_AHEAD: 16) and the rendered ones queued for extraction (2 workers, which
+            # start slower than the browser). Seen: up to 27.
+            at_kill = set(_page_hits(server)) - _done(tmp_path, server.url)
+            assert len(at_kill) <= 40, sorted(at_kill)
+            in_flight |= at_kill
+
+    exported = [path for feed in feeds for path in _paths(_lines(feed), server.url)]
+    duplicates = [path for path, n in Counter(exported).items() if n > 1]
+    assert duplicates == []
+    assert set(exported) == _page_paths(server)
+    # Fetched twice: only pages in flight at a kill (every run after the first resumes the round, so the
+    # start and list pages it completed are not revisited); at most what the crawl holds at once.
+    twice = {path for path, n in fetched.items() if n > 1}
+    assert twice <= in_flight, sorted(twice - in_flight)
+
+
+def test_corrupt_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServer, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    state.mkdir()
+    (state / "crawl_state.sqlite3").write_bytes(b"SQLite format 3\x00" + b"\x07" * 8000)
+    result = run_crawl(tmp_path, demo_sites(server.url, render=False), {"TEMPLATES_STORE": str(state)})
+    assert result.returncode == 0, result.log[-3000:]
+    assert len(result.items) == 100
+    assert result.stats["state/error/corrupt"] == 1
+    assert "Crawl state unusable" in result.log and "corrupt" in result.log
+    assert (state / "crawl_state.sqlite3").read_bytes()[16:24] == b"\x07" * 8  # left for the user to inspect
+
+
+def test_locked_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServer, tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    first = run_crawl(tmp_path, demo_sites(server.url, render=False), {"TEMPLATES_STORE": str(state)}, name="a")
+    assert len(first.items) == 100
+    holder = sqlite3.connect(state / "crawl_state.sqlite3")
+    holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock for the whole crawl
+    try:
+        second = run_crawl(tmp_path, demo_sites(server.url, render=False),
+                           {"TEMPLATES_STORE": str(state), "CRAWL_STATE_TIMEOUT": "1"}, name="b")
+    finally:
+        holder.rollback()
+        holder.close()
+    assert second.returncode == 0, second.log[-3000:]
+    assert second.stats["state/error/locked"] == 1
+    assert len(second.items) == 100  # a full crawl: without the state every page is new

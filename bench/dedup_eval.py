@@ -15,12 +15,12 @@ every other pair of articles (random pairs: all of them), merged = the index mat
 Overall precision counts every wrong match and merged negative pair against the copies found.
 "Extraction agrees": the article page's extracted text and the content its copies carry (the gold
 text) hold at least 80% of each other's 9-character shingles; recall on those articles measures
-the index apart from the extractor. 95% intervals: Wilson's. A sweep over shingle sizes and
-thresholds (and ``min_chars``) on the same texts chose the defaults. Duplicate rates: every page
-of msv-big5, of WCXB-dev (1,497 pages of many kinds and sites) and of the demo sites through the
-same flow and ``DuplicateIndex.check`` in order: the share of records with text that match an
-earlier one. Results: ``bench/results/dedup.md``
-and ``dedup.json``.
+the index apart from the extractor. 95% intervals: Wilson's. A sweep over shingle sizes,
+containment thresholds and Jaccard floors (and ``min_chars``) on the same texts chose the
+defaults. Duplicate rates: every page of msv-big5, of WCXB-dev (1,497 pages of many kinds and
+sites) and of the demo sites through the same flow and ``DuplicateIndex.check`` in order: the
+share of records with text that match an earlier one. Results: ``bench/results/dedup.md`` and
+``dedup.json``.
 """
 
 from __future__ import annotations
@@ -55,8 +55,9 @@ from extraction.page import Page
 from extraction.process import Context, process
 
 OUT = Path(__file__).parent / "results" / "dedup.md"
-SHINGLES = (3, 5, 7, 9, 10, 12)
-THRESHOLDS = (0.3, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7, 0.8)
+SHINGLES = (5, 7, 9, 10, 12)
+THRESHOLDS = (0.75, 0.8, 0.85, 0.9, 0.95)  # containment (DEDUP_THRESHOLD)
+MIN_JACCARDS = (0.2, 0.3, 0.4)  # swept at the default shingle size; the other sizes at the default floor
 MIN_CHARS = (0, 50, 100, 200, 500)
 AGREE = 0.8  # shingle share both ways for an article's extraction to "agree" with its content
 AGREE_SHINGLE = 9
@@ -356,16 +357,17 @@ def _rates(rate_pages: dict[str, list[tuple[str, str]]], config: DedupConfig,
 
 def sweep(built: dict[str, Language], base: DedupConfig,
           rate_pages: dict[str, list[tuple[str, str]]]) -> list[dict[str, Any]]:
-    """Return P, R, merged pairs and duplicate counts for every shingle size and threshold."""
+    """Return P, R, merged pairs and duplicate counts for every shingle size, threshold and Jaccard floor."""
     rows = []
     for shingle in SHINGLES:
         shingled = replace(base, shingle=shingle)
         prints = {lang: {key: fingerprint(text, shingled) for key, text in language.texts.items()}
                   for lang, language in built.items()}
         rate_prints = {key: fingerprint(text, shingled) for pages in rate_pages.values() for key, text in pages}
-        for threshold in THRESHOLDS:
-            config = replace(shingled, threshold=threshold)
-            row: dict[str, Any] = {"shingle": shingle, "threshold": threshold}
+        floors = MIN_JACCARDS if shingle == base.shingle else (base.min_jaccard,)
+        for threshold, floor in [(t, f) for f in floors for t in THRESHOLDS]:
+            config = replace(shingled, threshold=threshold, min_jaccard=floor)
+            row: dict[str, Any] = {"shingle": shingle, "threshold": threshold, "min_jaccard": floor}
             row.update({lang: summary(evaluate(language, config, prints[lang])) for lang, language in built.items()})
             row.update(_rates(rate_pages, config, rate_prints))
             rows.append(row)

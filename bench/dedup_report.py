@@ -50,13 +50,13 @@ def language_section(language: Language, result: Result, spread: dict[str, dict[
              f"Overall (a-f): precision **{cell(right, right + false)}**, recall **{cell(right, total)}**; "
              f"recall where the extraction agrees ({len(language.agreeing)} articles): {cell(agree_right, agree_n)}.",
              "", "| kind | copies | recall | precision | exact | recall, extraction agrees | "
-             "similarity to the article: min / p5 / median |", "|---|---:|---|---|---:|---|---|"]
+             "Jaccard similarity to the article: min / p5 / median |", "|---|---:|---|---|---:|---|---|"]
     for kind, counts in result.copies.items():
         lines.append(f"| {kind} | {counts['n']} | {cell(counts['right'], counts['n'])} | "
                      f"{cell(counts['right'], counts['right'] + counts['wrong'])} | {counts['exact']} | "
                      f"{cell(counts['right_agree'], counts['n_agree'])} | "
                      f"{_spread(spread.get(kind, {}), 'min', 'p05', 'median')} |")
-    lines += ["", "| negatives | pairs | merged | merged share | similarity: median / p99 / max |",
+    lines += ["", "| negatives | pairs | merged | merged share | Jaccard similarity: median / p99 / max |",
               "|---|---:|---:|---|---|"]
     for kind, counts in result.negatives.items():
         lines.append(f"| {kind} | {counts['pairs']} | {counts['merged']} | {cell(counts['merged'], counts['pairs'])} "
@@ -79,14 +79,16 @@ def language_section(language: Language, result: Result, spread: dict[str, dict[
 
 def sweep_table(rows: list[dict[str, Any]], chosen: DedupConfig) -> list[str]:
     """Return the shingle x threshold table."""
-    lines = ["| shingle | threshold | bands x rows | en P | en R | en R agree | en merged story / random | "
-             "zh P | zh R | zh R agree | zh merged story / random | msv-big5 matched | wcxb-dev matched | "
-             "demo matched |", "|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    lines = ["| shingle | threshold | min Jaccard | bands x rows | en P | en R | en R agree | "
+             "en merged story / random | zh P | zh R | zh R agree | zh merged story / random | msv-big5 matched | "
+             "wcxb-dev matched | demo matched |",
+             "|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for row in rows:
-        count, rows_per_band = bands(row["threshold"], chosen.permutations)
-        chosen_row = (row["shingle"], row["threshold"]) == (chosen.shingle, chosen.threshold)
-        cells = [f"**{row['shingle']}**" if chosen_row else str(row["shingle"]),
-                 f"**{row['threshold']}**" if chosen_row else str(row["threshold"]), f"{count}x{rows_per_band}"]
+        count, rows_per_band = bands(row["min_jaccard"], chosen.permutations)
+        chosen_row = (row["shingle"], row["threshold"], row["min_jaccard"]) == (
+            chosen.shingle, chosen.threshold, chosen.min_jaccard)
+        cells = [f"**{row[name]}**" if chosen_row else str(row[name])
+                 for name in ("shingle", "threshold", "min_jaccard")] + [f"{count}x{rows_per_band}"]
         for lang in ("en", "zh"):
             summary = row[lang]
             cells += [_share(summary["right"], summary["right"] + summary["false"]),
@@ -138,15 +140,16 @@ def report(doc: str, built: dict[str, Language], config: DedupConfig, results: d
            spreads: dict[str, dict[str, dict[str, float]]], rows: list[dict[str, Any]],
            min_chars_rows: list[dict[str, Any]], rates: dict[str, dict[str, Any]], timing: dict[str, Any]) -> list[str]:
     """Return the Markdown report of ``bench.dedup_eval`` (``doc``: its module docstring)."""
-    count, rows_per_band = bands(config.threshold, config.permutations)
+    count, rows_per_band = bands(config.min_jaccard, config.permutations)
     lines = [f"# Near-duplicate detection (`python -m bench.dedup_eval`, {time.strftime('%Y-%m-%d')})", "",
              " ".join(doc.split("\n\n")[2].split()), "",
-             f"Defaults: `DEDUP_THRESHOLD={config.threshold}`, `DEDUP_SHINGLE={config.shingle}`, "
+             f"Defaults: `DEDUP_THRESHOLD={config.threshold}` (containment), "
+             f"`DEDUP_MIN_JACCARD={config.min_jaccard}`, `DEDUP_SHINGLE={config.shingle}`, "
              f"`DEDUP_PERMUTATIONS={config.permutations}` ({count} bands x {rows_per_band} rows), "
              f"`DEDUP_MIN_CHARS={config.min_chars}`.", ""]
     for lang, result in results.items():
         lines += language_section(built[lang], result, spreads[lang])
-    lines += ["## Sweep (shingle size x threshold, same texts)", "",
+    lines += ["## Sweep (shingle size x containment threshold x Jaccard floor, same texts)", "",
               "P: right / (right + every false match); R: right / copies; R agree: on the articles whose extraction "
               "agrees; merged: negative pairs matched; msv-big5, wcxb-dev and demo: pages `check` matched to an "
               "earlier page (in brackets: those not a pair of `FOUND_COPIES`).", ""]

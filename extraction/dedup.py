@@ -9,30 +9,36 @@ line) are found by the estimated Jaccard similarity of the texts' **shingle sets
 Chinese, which has no spaces, works the same way as English.
 
 Each shingle set is summarised by a MinHash signature of ``DEDUP_PERMUTATIONS`` values (datasketch's
-``MinHash``, its default ``affine32`` permutations, 4 bytes a value); the share of equal values of
-two signatures estimates the Jaccard similarity of the sets (:func:`similarity`, standard error
-about 0.04 at 0.5 with 128 values). The index does not compare a new text with every stored one:
-the signature is cut into ``b`` bands of ``r`` values (:func:`band_keys`), and only stored texts that
-share a whole band are candidates; candidates at ``DEDUP_THRESHOLD`` or above are near-duplicates
-(:class:`DuplicateIndex`). ``b`` and ``r`` come from datasketch's ``_optimal_param`` for the threshold,
-with a false negative weighted 9 times a false positive (``FALSE_NEGATIVE_WEIGHT``): a false
-positive band only costs one signature comparison, a false negative loses a duplicate. For 0.5
-and 128 values that is 32 bands of 4: a pair at 0.5 becomes a candidate with probability 0.87, at
-0.6 0.99, at 0.2 0.05.
+``MinHash``, its default ``affine32`` permutations, 4 bytes a value) kept with the set's size; the
+share of equal values of two signatures estimates the Jaccard similarity J of the sets
+(:func:`similarity`, standard error about 0.04 with 128 values), and with the two sizes the
+**containment** C = |A & B| / min(|A|, |B|), the share of the shorter text found in the other
+(:func:`containment`). A text is a near-duplicate of an earlier one when C >= ``DEDUP_THRESHOLD``
+and J >= ``DEDUP_MIN_JACCARD``. Containment, because a copy in another frame keeps nearly all of
+the article and adds the frame (or loses a few paragraphs to it): its Jaccard similarity falls with
+the frame's share, its containment does not; two different articles written from one template
+share sentences, but not 85% of them. The Jaccard floor keeps a short text quoted inside a page
+several times its length from being that page's copy. The index does not compare a new text with
+every stored one: the signature is cut into ``b`` bands of ``r`` values (:func:`band_keys`), and only
+stored texts that share a whole band are candidates (:class:`DuplicateIndex`). ``b`` and ``r`` come
+from datasketch's ``_optimal_param`` for the Jaccard floor, with a false negative weighted 9 times a
+false positive (``FALSE_NEGATIVE_WEIGHT``): a false positive band only costs one signature
+comparison, a false negative loses a duplicate.
 
 The defaults were chosen with ``python -m bench.dedup_eval`` (``bench/results/dedup.md``): 606
 English and 84 Chinese article pages of ``../shared/datasets``, each with four copies (under
 another URL, in an AMP frame, in a print frame, inside another site's page with a new headline
-and an "originally published by" line), every page run through :func:`extraction.process.process`.
-At 10-character shingles and 0.5: English recall 0.951 [0.942, 0.959] and precision 0.999
-(Chinese 0.979 and 1.000); none of 1,616 pairs of different articles on one story (MSV chaos-all)
-and none of 200,928 other pairs merged. Most misses are the extractor's: where an article page's
-extracted text and its content agree (80% of each other's shingles), recall is 0.987 (0.997 in
-Chinese), the rest being syndicated copies whose host page's boilerplate the extractor kept. Two
-limits the bench shows: pages whose extracted text is mostly one site's boilerplate (a "latest
-news" rail, a photo gallery: true similarity 0.41-0.51 between different MSV articles) sit at the
-threshold and merge or not with the estimate's noise (1 of 719 MSV pages); and texts a failed
-extraction leaves ("Skip to content") are exact duplicates of each other (4 of 1,497 WCXB pages).
+and an "originally published by" line), every page run through :func:`extraction.process.process`,
+against 1,616 pairs of different articles on one story (MSV chaos-all), every other pair, and the
+duplicate rates of MSV, WCXB-dev and the demo sites (whose generated articles share template
+sentences: different articles that must not match). A Jaccard threshold alone could not have both:
+at 0.5 (10-character shingles) English recall was 0.951 but 20 of the demo's 100 pages matched
+another; containment 0.85 with the floor 0.3 and 12-character shingles gives English recall 0.955
+[0.946, 0.963] at precision 0.997 (Chinese 0.991 and 1.000), no pair of different articles on one
+story merged, and no demo page matched (the bench's sweep has the neighbours). Most
+misses are the extractor's: syndicated copies whose host page's boilerplate it kept. Two limits:
+texts a failed extraction leaves ("Skip to content") are exact duplicates of each other (4 of
+1,497 WCXB pages), and list pages are not deduplicated by the crawl (pipelines/state.py).
 
 Cost: a 2,500-3,500-character text takes about 1.5 ms (the flow takes 35 ms a page): crc32 as
 datasketch's ``hashfunc``, one shared set of permutations and batches of ``BATCH`` shingles;
@@ -80,17 +86,22 @@ class DedupConfig(ComponentConfig):
 
     prefix: ClassVar[str] = "DEDUP"
     enabled: bool = True
-    # Estimated Jaccard similarity of the shingle sets at which two texts are near-duplicates. Sweep
-    # 0.3-0.8 at 10 characters (bench/results/dedup.md): English recall 0.965 at 0.4, 0.958 at
-    # 0.45, 0.951 at 0.5, 0.940 at 0.55, 0.926 at 0.6; precision 0.999 throughout; different
-    # articles on one story reach 0.27 (two outlets on Ceres' atmosphere quoting one press release),
-    # boilerplate-heavy pages of one site 0.41-0.51 (MSV pages matched: 2 at 0.4, 1 at 0.45-0.55).
-    threshold: float = 0.5
-    # Characters per shingle (of the normalised text): characters so that Chinese works. At 0.5,
-    # 3 characters merge 8 same-story and 633 random English pairs (common letter runs), 5 and 7
-    # one random pair and 2-3 more MSV pages; 10 none; 12 loses recall (0.947) and, by the
-    # estimate's noise, merges one boilerplate-heavy pair. Chinese: no false match at any size.
-    shingle: int = 10
+    # Estimated containment at which a text is a near-duplicate of an earlier one: the share of the
+    # shorter text's shingles that the other has (estimated from the MinHash Jaccard similarity and the
+    # two shingle counts). A copy in another frame keeps nearly all of the article's shingles and adds
+    # the frame's (its Jaccard similarity falls, its containment does not); two different articles
+    # written from one template (the demo's, sports results, market reports) share sentences but not
+    # most of them. See the module docstring for the numbers.
+    threshold: float = 0.85
+    # Jaccard floor: pairs under it are never near-duplicates (a short text wholly quoted in a page
+    # 4 times its length is not its copy), and the LSH bands are tuned to find pairs above it.
+    min_jaccard: float = 0.3
+    # Characters per shingle (of the normalised text): characters so that Chinese works. With a Jaccard
+    # threshold, 3 characters merged 633 random English pairs (common letter runs) and 5 one; at
+    # containment 0.85, 10 characters let one pair of demo articles through by the estimate's noise
+    # (0.861, exactly 0.80) and 12 none, at English recall 0.955 against 0.959. Chinese: no false
+    # match at any size.
+    shingle: int = 12
     permutations: int = 128  # MinHash values per signature (datasketch's default)
     # Texts shorter than this (normalised characters) get the exact hash only. 0 to 500 give the
     # same recall in the bench; the one near match under 200 in MSV, WCXB-dev and the demo was two
@@ -102,6 +113,8 @@ class DedupConfig(ComponentConfig):
         """Raise ValueError naming the setting whose value cannot work."""
         if not 0.0 < self.threshold <= 1.0:
             raise ValueError(f"DEDUP_THRESHOLD must be in (0, 1], got {self.threshold!r}")
+        if not 0.0 < self.min_jaccard <= 1.0:
+            raise ValueError(f"DEDUP_MIN_JACCARD must be in (0, 1], got {self.min_jaccard!r}")
         if self.shingle < 1:
             raise ValueError(f"DEDUP_SHINGLE must be at least 1, got {self.shingle!r}")
         if not 2 <= self.permutations <= MAX_PERMUTATIONS:
@@ -135,7 +148,9 @@ class Fingerprint:
     """What the index keeps of a text: its exact hash and its MinHash signature."""
 
     text_hash: str
-    signature: bytes | None  # the MinHash values (little-endian uint32), None for a text under min_chars
+    # The shingle count (little-endian uint32) then the MinHash values (little-endian uint32); None for a
+    # text under min_chars. Opaque to a storage.
+    signature: bytes | None
 
 
 @cache
@@ -158,11 +173,16 @@ def fingerprint(text: str, config: DedupConfig) -> Fingerprint:
                       permutations=_permutations(config.permutations))
     for start in range(0, len(shingles), BATCH):
         minhash.update_batch(shingles[start:start + BATCH])
-    return Fingerprint(digest, minhash.hashvalues.astype(VALUE).tobytes())
+    return Fingerprint(digest, np.array([len(shingles)], dtype=VALUE).tobytes()
+                       + minhash.hashvalues.astype(VALUE).tobytes())
 
 
 def _values(signature: bytes) -> np.ndarray:
-    return np.frombuffer(signature, dtype=VALUE)
+    return np.frombuffer(signature, dtype=VALUE, offset=VALUE.itemsize)
+
+
+def _size(signature: bytes) -> int:
+    return int(np.frombuffer(signature, dtype=VALUE, count=1)[0])
 
 
 def similarity(a: bytes, b: bytes) -> float:
@@ -171,6 +191,16 @@ def similarity(a: bytes, b: bytes) -> float:
     if len(first) != len(second) or not len(first):
         raise ValueError(f"signatures of {len(first)} and {len(second)} values cannot be compared")
     return float(np.count_nonzero(first == second)) / len(first)
+
+
+def containment(a: bytes, b: bytes, jaccard: float | None = None) -> float:
+    """Return the estimated share of the smaller shingle set found in the other: |A & B| / min(|A|, |B|),
+    with |A & B| = J (|A| + |B|) / (1 + J) from the estimated Jaccard similarity J."""
+    j = similarity(a, b) if jaccard is None else jaccard
+    first, second = _size(a), _size(b)
+    if not first or not second:
+        return 0.0
+    return min(1.0, j * (first + second) / (1 + j) / min(first, second))
 
 
 @cache
@@ -185,7 +215,7 @@ def band_keys(signature: bytes, config: DedupConfig) -> list[bytes]:
     values = _values(signature)
     if len(values) != config.permutations:
         raise ValueError(f"a signature of {len(values)} values for DEDUP_PERMUTATIONS={config.permutations}")
-    count, rows = bands(config.threshold, config.permutations)
+    count, rows = bands(config.min_jaccard, config.permutations)
     return [band.to_bytes(2, "big") + hashlib.blake2b(values[band * rows:(band + 1) * rows].tobytes(),
                                                       digest_size=BAND_KEY_BYTES).digest()
             for band in range(count)]
@@ -255,7 +285,7 @@ class Match:
     """An earlier text that a text duplicates."""
 
     key: str  # the earlier text's key (e.g. its canonical URL)
-    similarity: float  # estimated Jaccard similarity; 1.0 for an exact hash match
+    similarity: float  # estimated containment (see DedupConfig.threshold); 1.0 for an exact hash match
     exact: bool  # the normalised texts are equal
 
 
@@ -280,14 +310,17 @@ class DuplicateIndex:
         for key, signature in self.storage.candidates(band_keys(fp.signature, self.config)):
             if key in (exclude, exact):
                 continue
-            score = similarity(fp.signature, signature)
+            jaccard = similarity(fp.signature, signature)
+            if jaccard < self.config.min_jaccard:
+                continue
+            score = containment(fp.signature, signature, jaccard)
             if score >= self.config.threshold:
                 near.append(Match(key, score, False))
         near.sort(key=lambda match: (-match.similarity, match.key))
         return found + near
 
     def find(self, fp: Fingerprint, exclude: str | None = None) -> Match | None:
-        """Return the exact match, else the most similar stored text at the threshold or above, else None."""
+        """Return the exact match, else the stored text with the highest containment at the threshold or above."""
         found = self.matches(fp, exclude)
         return found[0] if found else None
 

@@ -97,7 +97,9 @@ class CrawlStatePipeline:
 
     def _deduplicate(self, item: Record, key: str, fp: Fingerprint) -> None:
         index = self._index()
-        if index is None or not fp.text_hash or not item.text.strip():
+        # List pages are left out: a site's lists repeat each other's entries (a section's first page is
+        # mostly on the home page) without being copies, and they are not what a corpus deduplicates.
+        if index is None or item.page_type == "list" or not fp.text_hash or not item.text.strip():
             return
         canonical = item.canonical_url
         manager = self.manager

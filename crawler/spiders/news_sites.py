@@ -125,8 +125,9 @@ class NewsSitesSpider(Spider):
         revisit and the URLs left from an earlier run, and not what this round has already done."""
         state = self.crawl_state
         state.begin([site.name for site in self.site_list.sites])
-        if state.active and not any(r.resumed for r in state.rounds.values()):
-            # A new round: what JOBDIR kept of the last run (its seen set, its page counts) is the state's now.
+        if state.active and all(not r.resumed and r.number > 1 for r in state.rounds.values()):
+            # A new round after a finished one: what JOBDIR kept of the last run (its seen set, its page counts)
+            # is in the state; with a state that has no earlier round, JOBDIR's seen set is all there is.
             self._state["seen"].clear()
             self._state["pages"].clear()
         for site in self.site_list.sites:

@@ -281,8 +281,10 @@ def test_extract_of_an_archived_page_gives_the_crawl_record(mode: str, request: 
     templates."""
     first, _ = request.getfixturevalue(mode)
     store = first.archive.parent / "templates_db"
+    # A full crawl (no crawl state): the first crawl's state, beside its templates, knows every page.
     second = run_crawl(tmp_path, demo_sites(server.url, render=mode == "rendered"),
-                       settings={"TEMPLATES_STORE": str(store), "TEMPLATES_LEARN": "False"})
+                       settings={"TEMPLATES_STORE": str(store), "TEMPLATES_LEARN": "False",
+                                 "CRAWL_STATE_ENABLED": "False"})
     assert second.returncode == 0, second.log[-3000:]
     chosen = []
     for site in ("en-gazette", "zh-jiangcheng"):  # a list, an article and a cleaned page of each site

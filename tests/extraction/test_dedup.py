@@ -14,6 +14,7 @@ from extraction.dedup import (
     MemoryStorage,
     band_keys,
     bands,
+    containment,
     fingerprint,
     normalize,
     similarity,
@@ -107,11 +108,13 @@ def test_copy_in_another_frame_is_near(config: DedupConfig) -> None:
     original, copy = fingerprint(ARTICLE, config), fingerprint(framed(ARTICLE), config)
     assert original.text_hash != copy.text_hash
     assert original.signature is not None and copy.signature is not None
-    assert similarity(original.signature, copy.signature) >= config.threshold
+    assert similarity(original.signature, copy.signature) >= config.min_jaccard
+    assert containment(original.signature, copy.signature) >= config.threshold
     index = DuplicateIndex(config)
     index.add("original", original)
     match = index.find(copy)
-    assert match is not None and match.key == "original" and not match.exact and match.similarity < 1.0
+    # Every shingle of the article is in the framed copy: containment 1.0, though the texts differ.
+    assert match is not None and match.key == "original" and not match.exact and match.similarity >= config.threshold
 
 
 def test_different_texts_are_not_duplicates(config: DedupConfig) -> None:
@@ -121,7 +124,7 @@ def test_different_texts_are_not_duplicates(config: DedupConfig) -> None:
     assert index.check("harbor-elsewhere", SAME_STORY) is None  # the same story, another article
     story, article = fingerprint(SAME_STORY, config), fingerprint(ARTICLE, config)
     assert story.signature is not None and article.signature is not None
-    assert similarity(story.signature, article.signature) < config.threshold
+    assert containment(story.signature, article.signature) < config.threshold
 
 
 def test_chinese_copy_is_near(config: DedupConfig) -> None:
@@ -160,11 +163,12 @@ def test_find_excludes_its_own_key(config: DedupConfig) -> None:
     assert match is not None and match.key == "harbor-copy"
 
 
-def _with_equal(signature: bytes, equal: int) -> bytes:
-    """Return a signature that shares exactly ``equal`` values with ``signature``."""
-    values = np.frombuffer(signature, dtype="<u4").copy()
+def _with_equal(signature: bytes, equal: int, size: int | None = None) -> bytes:
+    """Return a signature that shares exactly ``equal`` values with ``signature`` (and has ``size`` shingles)."""
+    values = np.frombuffer(signature[4:], dtype="<u4").copy()
     values[equal:] ^= np.uint32(0x5A5A5A5A)
-    return values.tobytes()
+    prefix = signature[:4] if size is None else np.array([size], dtype="<u4").tobytes()
+    return prefix + values.tobytes()
 
 
 class OneCandidate:
@@ -186,17 +190,33 @@ class OneCandidate:
 def test_threshold_boundary(config: DedupConfig) -> None:
     fp = fingerprint(ARTICLE, config)
     assert fp.signature is not None
-    at = round(config.threshold * config.permutations)
-    assert similarity(fp.signature, _with_equal(fp.signature, at)) == at / config.permutations
+    n = config.permutations
+    # Two texts of one size: containment 2J / (1 + J); the fewest equal values that reach the threshold.
+    at = next(k for k in range(n + 1) if 2 * k / n / (1 + k / n) >= config.threshold and k / n >= config.min_jaccard)
+    assert similarity(fp.signature, _with_equal(fp.signature, at)) == at / n
+    assert containment(fp.signature, _with_equal(fp.signature, at)) >= config.threshold
     assert DuplicateIndex(config, OneCandidate(_with_equal(fp.signature, at))).find(fp) is not None
     assert DuplicateIndex(config, OneCandidate(_with_equal(fp.signature, at - 1))).find(fp) is None
+
+
+def test_containment_of_a_text_inside_a_longer_one(config: DedupConfig) -> None:
+    fp = fingerprint(ARTICLE, config)
+    assert fp.signature is not None
+    size = int(np.frombuffer(fp.signature[:4], dtype="<u4")[0])
+    # The stored text has twice the shingles and half of them equal: all of this text is in it.
+    longer = _with_equal(fp.signature, config.permutations // 2, 2 * size)
+    assert containment(fp.signature, longer) == pytest.approx(1.0)
+    assert DuplicateIndex(config, OneCandidate(longer)).find(fp) is not None
+    # Four times the shingles: under the Jaccard floor (a text quoted inside a page, not a copy of it).
+    quoted = _with_equal(fp.signature, config.permutations // 4, 4 * size)
+    assert DuplicateIndex(config, OneCandidate(quoted)).find(fp) is None
 
 
 def test_band_keys(config: DedupConfig) -> None:
     fp = fingerprint(ARTICLE, config)
     assert fp.signature is not None
     keys = band_keys(fp.signature, config)
-    count, rows = bands(config.threshold, config.permutations)
+    count, rows = bands(config.min_jaccard, config.permutations)
     assert len(keys) == count and count * rows <= config.permutations
     assert [int.from_bytes(key[:2], "big") for key in keys] == list(range(count))
     assert band_keys(fingerprint(reflowed(ARTICLE), config).signature or b"", config) == keys
@@ -226,7 +246,7 @@ def test_memory_storage_round_trip(config: DedupConfig) -> None:
 @pytest.mark.parametrize(("setting", "value"), [
     ("DEDUP_THRESHOLD", "0"), ("DEDUP_THRESHOLD", "1.5"), ("DEDUP_SHINGLE", "0"),
     ("DEDUP_PERMUTATIONS", "1"), ("DEDUP_PERMUTATIONS", "5000"), ("DEDUP_MIN_CHARS", "-1"),
-    ("DEDUP_THRESHOLD", "high"),
+    ("DEDUP_THRESHOLD", "high"), ("DEDUP_MIN_JACCARD", "0"),
 ])
 def test_config_errors_name_the_setting(setting: str, value: str) -> None:
     with pytest.raises(ValueError, match=setting):

@@ -319,3 +319,11 @@ def test_every_demo_article_carries_its_author_and_date(mode: str, request: pyte
         assert item["authors"] == [page.author], item["canonical_url"]
         assert (item["date_published"] or "")[:16] == page.published[:16], item["canonical_url"]
         assert item["title"] == page.title and item["lang"] in ("en", "zh-Hans"), item["canonical_url"]
+
+
+@pytest.mark.parametrize("mode", ["rendered", "plain"])
+def test_no_demo_page_is_marked_a_duplicate(mode: str, request: pytest.FixtureRequest) -> None:
+    """The demo has no copies; its generated articles share template sentences but are different articles."""
+    result, _ = request.getfixturevalue(mode)
+    assert [(item["url"], item["duplicate_of"]) for item in result.items if item["duplicate_of"]] == []
+    assert {item["change"] for item in result.items} == {"new"}

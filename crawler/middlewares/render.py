@@ -145,8 +145,9 @@ class RenderConfig(ComponentConfig):
     # Pages rendering at once: the renderer's own limit, apart from per-site politeness.
     concurrency: int = field(default=4, metadata={"setting": "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"})
     # Pages of rendered sites fetched and not yet rendered, at most (0: 4 x the render concurrency). Without a
-    # bound the HTTP fetches run far ahead of the renderer (a demo crawl had fetched all its 100 pages when 20
-    # were rendered): memory held by waiting pages, and work a killed crawl fetches again.
+    # bound the HTTP fetches run far ahead of the renderer (a demo crawl killed three times had 87 of its 100
+    # pages fetched and not completed at one kill or another): memory held by waiting pages, and work a killed
+    # crawl fetches again.
     fetch_ahead: int = 0
     crash_retries: int = 1  # a page whose browser died under it is rendered again this many times
     # Longest a browser download (navigation, waiting for a page slot included) may take before it

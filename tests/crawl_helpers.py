@@ -57,9 +57,9 @@ def sites_yaml(sites: list[dict[str, Any]]) -> str:
 
 def run_crawl(
     tmp_path: Path, sites: list[dict[str, Any]] | None, settings: dict[str, str] | None = None,
-    timeout: float = 600, name: str = "crawl",
+    timeout: float = 600, name: str = "crawl", spider_args: dict[str, str] | None = None,
 ) -> CrawlResult:
-    """Run `scrapy crawl news_sites` over ``sites`` (None: the default demo file)."""
+    """Run `scrapy crawl news_sites` over ``sites`` (None: the default demo file), with ``-a`` ``spider_args``."""
     work = tmp_path / name
     work.mkdir(parents=True, exist_ok=True)
     feed, stats_file, archive = work / "items.jsonl", work / "stats.json", work / "archive"
@@ -68,6 +68,8 @@ def run_crawl(
         sites_file = work / "sites.yaml"
         sites_file.write_text(sites_yaml(sites), encoding="utf-8")
         command += ["-a", f"sites={sites_file}"]
+    for key, value in (spider_args or {}).items():
+        command += ["-a", f"{key}={value}"]
     merged = {**FAST_SETTINGS, "STATS_FILE": str(stats_file), "ARCHIVE_DIR": str(archive),
               "TEMPLATES_STORE": str(work / "templates_db"), **(settings or {})}
     for key, value in merged.items():

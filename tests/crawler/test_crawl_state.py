@@ -186,3 +186,17 @@ def test_locked_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServer
     assert second.returncode == 0, second.log[-3000:]
     assert second.stats["state/error/locked"] == 1
     assert len(second.items) == 100  # a full crawl: without the state every page is new
+
+
+
+def test_since_exports_only_articles_published_after_it(server: DemoServer, tmp_path: Path) -> None:
+    since = "2026-03-15"
+    result = run_crawl(tmp_path, demo_sites(server.url, render=False), spider_args={"since": since})
+    assert result.returncode == 0, result.log[-3000:]
+    articles = {path: page for site in server.sites for path, page in site.pages.items()
+                if page.page_type == "article"}
+    newer = {path for path, page in articles.items() if page.published[:10] >= since}
+    assert newer and set(_paths(result.items, server.url)) & set(articles) == newer
+    assert result.stats["crawl/skipped/before_since"] > 0  # feed and sitemap entries: never requested
+    assert result.stats["export/skipped/before_since"] > 0  # found by links: fetched, dated, left out
+    assert all(item["date_published"][:10] >= since for item in result.items if item["page_type"] == "article")

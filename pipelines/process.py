@@ -32,6 +32,7 @@ from scrapy.settings import BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from extraction.config import ComponentConfig
+from extraction.dedup import DedupConfig, fingerprint
 from extraction.page import Page
 from extraction.process import BlocksConfig, Context, PageTypeConfig, SourceConfig, Web2TextConfig, process
 from extraction.record import Record
@@ -45,15 +46,18 @@ Count = Callable[[str, int], Any]
 
 # The components whose settings a worker needs to build its handler.
 WORKER_CONFIGS: tuple[type[ComponentConfig], ...] = (PageTypeConfig, BlocksConfig, Web2TextConfig, SourceConfig,
-                                                     TemplatesConfig, ArchiveConfig)
+                                                     TemplatesConfig, ArchiveConfig, DedupConfig)
 
 
 class PageHandler:
-    """What is done with each fetched page, in a worker or in the reactor thread: archive it, then process it."""
+    """What is done with each fetched page, in a worker or in the reactor thread: archive it, process it, and
+    fingerprint its text for the duplicate index (``record.crawl["fingerprint"]``, read by pipelines/state.py:
+    out of the reactor thread)."""
 
-    def __init__(self, context: Context, archive: PageArchive | None) -> None:
+    def __init__(self, context: Context, archive: PageArchive | None, dedup: DedupConfig | None = None) -> None:
         self.context = context
         self.archive = archive
+        self.dedup = dedup if dedup is not None and dedup.enabled else None
 
     @classmethod
     def from_settings(cls, settings: BaseSettings | Mapping[str, Any], count: Count) -> PageHandler:
@@ -61,12 +65,16 @@ class PageHandler:
         config = TemplatesConfig.from_settings(settings)
         library = TemplateLibrary.open(config, count=lambda key: count(key, 1)) if config.enabled else None
         return cls(Context.from_settings(settings, templates=library, count=count),
-                   PageArchive.from_settings(settings, count))
+                   PageArchive.from_settings(settings, count), DedupConfig.from_settings(settings))
 
     def __call__(self, page: Page, record: Record) -> Record:
         if self.archive is not None:
             self.archive.keep(page, record)  # before processing: a page whose processing fails is kept too
-        return process(page, self.context, record)
+        record = process(page, self.context, record)
+        if self.dedup is not None and record.error is None:
+            fp = fingerprint(record.text, self.dedup)
+            record.crawl["fingerprint"] = (fp.text_hash, fp.signature)
+        return record
 
     def close(self) -> None:
         """Close the template library (it parks the unfinished learning batches)."""

@@ -72,7 +72,8 @@ class CrawlStatePipeline:
             return item
         crawl = item.crawl
         key = crawl.get("url") or item.url or ""
-        fp = fingerprint(item.text, self.config)
+        made = crawl.pop("fingerprint", None)  # made in the extraction worker (pipelines/process.py)
+        fp = Fingerprint(*made) if made is not None else fingerprint(item.text, self.config)
         crawl["text_hash"] = fp.text_hash
         if "known_text_hash" in crawl:  # a page the state had, fetched again
             # A hub (start or list page) is revisited for its links: its record went out when it was new.

@@ -7,6 +7,7 @@ record's line is one ``write`` to the operating system (it survives the process,
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import IO, Any
 
@@ -20,3 +21,14 @@ class LineFileFeedStorage(FileFeedStorage):
         path = Path(self.path)
         path.parent.mkdir(parents=True, exist_ok=True)
         return path.open(self.write_mode, buffering=0)
+
+
+def durable(uri: str, options: dict[str, Any] | None = None) -> bool:
+    """Return True when a feed's records are on disk as each is exported: a local file, not post-processed.
+
+    Remote feeds (S3, GCS, FTP) are uploaded when the crawl closes, stdout is buffered, and gzip or other
+    post-processing buffers: with any of them a killed crawl loses the records its crawl state counts as done.
+    """
+    scheme = uri.split(":", 1)[0].lower() if re.match(r"^[a-zA-Z][a-zA-Z0-9+.-]*:", uri) else ""
+    local = scheme in ("", "file") or (len(scheme) == 1 and uri[1:3] in (":\\", ":/"))  # a Windows drive
+    return local and not (options or {}).get("postprocessing")

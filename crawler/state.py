@@ -24,6 +24,7 @@ from typing import Any, ClassVar, TypeVar
 
 from crawler.sites import RECRAWL_MODES, duration
 from extraction.config import ComponentConfig
+from extraction.dedup import Fingerprint
 from templates_db.state import (
     CrawlState,
     CrawlStateError,
@@ -236,6 +237,20 @@ class CrawlStateManager:
     def summary(self) -> Mapping[str, Mapping[str, int]]:
         """Return the store's per-site summary."""
         return self._safe(lambda state: state.summary(), {}, "read")
+
+    # -- the duplicate index's storage (extraction.dedup.IndexStorage), errors counted and skipped --
+
+    def by_hash(self, text_hash: str) -> str | None:
+        """Return the URL of a stored text with this exact hash."""
+        return self._safe(lambda state: state.by_hash(text_hash), None, "read")
+
+    def candidates(self, keys: Sequence[bytes]) -> list[tuple[str, bytes]]:
+        """Return (URL, signature) of the stored texts sharing a band key."""
+        return self._safe(lambda state: state.candidates(keys), [], "read")
+
+    def add(self, key: str, fp: Fingerprint, keys: Sequence[bytes]) -> None:
+        """Store a text's fingerprint under its URL."""
+        self._safe(lambda state: state.add(key, fp, keys), None, "write")
 
 
 def _kind(exc: CrawlStateError) -> str:

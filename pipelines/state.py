@@ -62,8 +62,9 @@ class CrawlStatePipeline:
         crawl state across runs, else for this run only."""
         if self.index is None and self.config.enabled:
             manager = self.manager
-            storage = manager.state if manager is not None and manager.active else None
-            self.index = DuplicateIndex(self.config, storage or MemoryStorage())
+            # Through the manager: a state error is counted and the step skipped, as for every state call.
+            storage = manager if manager is not None and manager.active else MemoryStorage()
+            self.index = DuplicateIndex(self.config, storage)
         return self.index
 
     def process_item(self, item: Any) -> Any:
@@ -102,11 +103,13 @@ class CrawlStatePipeline:
         # mostly on the home page) without being copies, and they are not what a corpus deduplicates.
         if index is None or item.page_type == "list" or not fp.text_hash or not item.text.strip():
             return
-        canonical = item.canonical_url
         manager = self.manager
+        canonical = self._site_url(item.site, item.canonical_url)
         if canonical and canonical != key and manager is not None and manager.active:
             declared = manager.known([canonical]).get(canonical)
-            if declared is not None and declared.status == "done" and declared.url != key:
+            # Only an article: a site-wide canonical or og:url naming the home page makes nothing a duplicate.
+            if declared is not None and declared.status == "done" and declared.page_type == "article" \
+                    and declared.url != key:
                 item.duplicate_of = declared.url
                 self.stats.inc_value("dedup/canonical")
                 return
@@ -134,6 +137,30 @@ class CrawlStatePipeline:
             item.error = "pipeline_error"
         self._complete(item, exported=False, failed=True)
 
+    def _site_url(self, site: str | None, url: str | None) -> str | None:
+        """Return ``url`` in the site's canonical form when it is inside the site (None for a bad URL)."""
+        canonical = getattr(self.crawler.spider, "canonical", None)
+        if not url or not site or canonical is None:
+            return None
+        try:
+            result: str | None = canonical(site, url)
+        except ValueError:  # a malformed URL (a bad port, a bad IPv6 host)
+            return None
+        return result
+
+    def _aliases(self, item: Record, key: str, manager: CrawlStateManager) -> list[tuple[str, str]]:
+        """Return the URLs that name this article: its AMP version, and its declared canonical URL when the state
+        does not know that URL (a known page is no alias: a canonical naming a list or the home page is common)
+        and it is not a start page. Neither is fetched again."""
+        amp = [(url, "amp") for url in (self._site_url(item.site, href) for href in item.crawl.get("amp", ())) if url]
+        canonical = self._site_url(item.site, item.canonical_url)
+        declared = []
+        site = getattr(self.crawler.spider, "site_list", None)
+        starts = {url for entry in site.sites for url in entry.start_urls} if site is not None else set()
+        if canonical and canonical != key and canonical not in starts and not manager.known([canonical]):
+            declared = [(canonical, "canonical")]
+        return [(url, kind) for url, kind in [*amp, *declared] if url != key]
+
     def _complete(self, item: Any, exported: bool, failed: bool = False) -> None:
         manager = self.manager
         if manager is None or not manager.active or not isinstance(item, Record) or not item.site:
@@ -142,16 +169,10 @@ class CrawlStatePipeline:
         key = crawl.get("url") or item.url
         if not key:
             return
-        spider: Any = self.crawler.spider
         aliases: list[tuple[str, str]] = []
         if item.page_type == "article" and item.duplicate_of is None:
-            # An article's declared canonical URL and AMP version name this page: neither is fetched again.
-            declared = [(item.canonical_url, "canonical")] if item.canonical_url else []
-            for url, kind in [*declared, *((amp, "amp") for amp in crawl.get("amp", ()))]:
-                canonical = spider.canonical(item.site, url)
-                if canonical and canonical != key:
-                    aliases.append((canonical, kind))
-            spider.mark_seen(url for url, _ in aliases)
+            aliases = self._aliases(item, key, manager)
+            getattr(self.crawler.spider, "mark_seen", lambda urls: None)(url for url, _ in aliases)
         record = item.as_dict()
         record.pop("text", None)
         transient = failed or item.error in TRANSIENT_ERRORS

@@ -37,7 +37,7 @@ from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_path
 if TYPE_CHECKING:
     from extraction.dedup import Fingerprint
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STATE_FILENAME = "crawl_state.sqlite3"
 
 _MIGRATIONS: list[list[str]] = [
@@ -60,6 +60,9 @@ _MIGRATIONS: list[list[str]] = [
         "CREATE INDEX fingerprints_hash ON fingerprints (text_hash)",
         "CREATE TABLE bands (key BLOB NOT NULL, url TEXT NOT NULL)",
         "CREATE INDEX bands_key ON bands (key)",
+    ],
+    [  # 2: a URL's band keys are replaced when its text is fingerprinted again
+        "CREATE INDEX bands_url ON bands (url)",
     ],
 ]
 _TABLES = frozenset({"meta", "sites", "pages", "hubs", "aliases", "fingerprints", "bands"})

@@ -31,6 +31,7 @@ from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
 from crawler.errors import failure_reason, short_message
+from crawler.feeds import durable
 from crawler.links import page_links
 from crawler.middlewares.render import RenderResult
 from crawler.responses import content_type
@@ -84,6 +85,12 @@ class NewsSitesSpider(Spider):
         spider.crawl_state = CrawlStateManager.from_settings(
             config, crawler.settings.get("TEMPLATES_STORE", ""), lambda key: spider._stat(key))
         crawler.signals.connect(spider.crawl_state.end, signal=signals.spider_closed)
+        if config.enabled:
+            for uri, options in crawler.settings.getdict("FEEDS").items():
+                if not durable(str(uri), options):
+                    logger.warning("Feed %s is not written line by line to a local file: a crawl killed before it "
+                                   "closes loses records the crawl state counts as exported (README, Scheduled "
+                                   "crawls)", uri)
         return spider
 
     def _site_slots(self, settings: BaseSettings) -> None:
@@ -168,7 +175,8 @@ class NewsSitesSpider(Spider):
     def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str) -> Request:
         # Pages often link to their feed and sitemap: seen, so they are not fetched as pages.
         self._state["seen"].add(site.canonical(url))
-        return Request(url, callback=callback, errback=self.on_error,
+        # dont_filter: revisited every round; JOBDIR's saved duplicate filter would drop it for good.
+        return Request(url, callback=callback, errback=self.on_error, dont_filter=True,
                        meta={"site": site.name, "kind": kind, "aux_url": url, **_politeness(site)})
 
     def _page_request(self, found_url: str, site: SiteConfig, listed_date: str | None = None, *,
@@ -188,11 +196,12 @@ class NewsSitesSpider(Spider):
             self._stat("crawl/skipped/duplicate")
             return None
         pages = state["pages"].get(site.name, 0)
-        if pages >= site.max_pages:
+        if pages >= site.max_pages and not revisit:  # hubs revisited for their links do not use the budget
             self._stat(f"crawl/skipped/max_pages/{site.name}")
             return None
         state["seen"].add(url)
-        state["pages"][site.name] = pages + 1
+        if not revisit:
+            state["pages"][site.name] = pages + 1
         self._stat("crawl/scheduled")
         meta: dict[str, Any] = {"site": site.name, "kind": "page", "found_url": found_url, "canonical_url": url,
                                 "render": site.render, "render_javascript": site.javascript, **_politeness(site)}
@@ -318,10 +327,10 @@ class NewsSitesSpider(Spider):
         # The links come from the tree before the pipelines see the page (the item is processed when yielded).
         try:
             links = page_links(page.tree, response.url, page.decoded.encoding)
-            item.crawl["amp"] = [response.urljoin(href) for href in page.tree.xpath("//link[@rel='amphtml']/@href")]
         except Exception as exc:  # an unparsable page: the process pipeline records it
             logger.debug("No links from %s: %s", response.url, exc)
             links = []
+        item.crawl["amp"] = _amp_links(page, response)
         # Scheduled (and written to the crawl state's queue) before the page's item: a page is completed in
         # the state only once every link it has is queued there.
         requests = self._schedule(site, [(url, None) for url in links], (item.depth or 0) + 1)
@@ -362,14 +371,17 @@ class NewsSitesSpider(Spider):
         entries = [entry for entry in sitemap if entry.get("loc")]
         self._stat("crawl/sitemap/urls", len(entries))
         if sitemap.type == "sitemapindex":
+            # Not recorded as visited: its children are, each once its URLs are queued, so a run killed before
+            # them fetches the index again and then only the children not yet visited in the round.
             for entry in entries:
                 if self._aux_due(entry["loc"], site):
                     yield self._aux_request(entry["loc"], site, self.parse_sitemap, "sitemap")
-        else:
-            published = news_publication_dates(body)
-            found = [(entry["loc"], published.get(entry["loc"]) or entry.get("lastmod") or None) for entry in entries]
-            yield from self._schedule(site, found, response.meta.get("depth", 0) + 1)
+            return
+        published = news_publication_dates(body)
+        found = [(entry["loc"], published.get(entry["loc"]) or entry.get("lastmod") or None) for entry in entries]
+        requests = self._schedule(site, found, response.meta.get("depth", 0) + 1)
         self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "sitemap")
+        yield from requests
 
     def on_error(self, failure: Failure) -> Iterator[Record]:
         """Turn a failed page request into an item with ``error``; log other failures."""
@@ -434,6 +446,14 @@ def _fetch_info(response: Response) -> dict[str, Any]:
         info["revisit"] = known["revisit"]
         info["export_changed"] = known["export_changed"]
     return info
+
+
+def _amp_links(page: Page, response: Response) -> list[str]:
+    """Return the page's ``<link rel=amphtml>`` URLs, absolute; none from a page that cannot be read."""
+    try:
+        return [response.urljoin(href) for href in page.tree.xpath("//link[@rel='amphtml']/@href")]
+    except Exception:  # an unparsable page, a malformed URL
+        return []
 
 
 def _header(response: Response, name: bytes) -> str | None:

@@ -38,9 +38,8 @@ def _crawler(tmp_path: Path, **settings: Any) -> tuple[Crawler, CrawlStatePipeli
 
 
 def _item(path: str, text: str = TEXT, **fields: Any) -> Record:
-    values = {"canonical_url": f"http://s.test{path}", **fields}
-    record = Record(url=f"http://s.test{path}", site="s", depth=1, status=200, page_type="article", text=text,
-                    **values)
+    values = {"canonical_url": f"http://s.test{path}", "page_type": "article", **fields}
+    record = Record(url=f"http://s.test{path}", site="s", depth=1, status=200, text=text, **values)
     record.crawl["url"] = record.url
     return record
 
@@ -120,3 +119,22 @@ def test_completed_pages_and_aliases_in_the_state(tmp_path: Path) -> None:
     assert known["http://s.test/a"].url == known["http://s.test/amp/a"].url == "http://s.test/a?id=1"
     assert known["http://s.test/b"].status == "failed"  # tried again next run
     assert {"http://s.test/a", "http://s.test/amp/a"} <= spider._state["seen"]  # not fetched in this run either
+
+
+def test_a_canonical_naming_a_list_or_start_page_is_neither_duplicate_nor_alias(tmp_path: Path) -> None:
+    crawler, pipeline = _crawler(tmp_path)
+    spider: Any = crawler.spider
+    home = _item("/", OTHER + " Latest news.", page_type="list")
+    pipeline.item_scraped(pipeline.process_item(home))
+    misconfigured = _item("/story", canonical_url="http://s.test/")  # a site-wide canonical naming the home page
+    pipeline.item_scraped(pipeline.process_item(misconfigured))
+    assert misconfigured.duplicate_of is None
+    section = _item("/other-story", OTHER, canonical_url="http://s.test/section/")  # a list page not crawled yet
+    pipeline.item_scraped(pipeline.process_item(section))
+    known = spider.crawl_state.known(["http://s.test/", "http://s.test/section/"])
+    assert known["http://s.test/"].url == "http://s.test/"  # the home page stays itself
+    assert known["http://s.test/section/"].url == "http://s.test/other-story"  # unknown then: an alias
+    bad = _item("/bad", TEXT + " Other words here.", canonical_url="https://s.test:99999/x")
+    bad.crawl["amp"] = ["http://[broken"]
+    pipeline.item_scraped(pipeline.process_item(bad))  # a malformed URL is no alias, and no error
+    assert spider.crawl_state.known(["http://s.test/bad"])["http://s.test/bad"].status == "done"

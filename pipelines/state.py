@@ -41,6 +41,7 @@ class CrawlStatePipeline:
         self.stats: StatsCollector = crawler.stats
         self.config = config
         self.index: DuplicateIndex | None = None
+        self._starts: set[str] | None = None  # the site list's start URLs (never aliases), made once
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlStatePipeline:
@@ -107,6 +108,7 @@ class CrawlStatePipeline:
         canonical = self._site_url(item.site, item.canonical_url)
         if canonical and canonical != key and manager is not None and manager.active:
             declared = manager.known([canonical]).get(canonical)
+            item.crawl["canonical_known"] = declared is not None  # read again by _aliases once it is exported
             # Only an article: a site-wide canonical or og:url naming the home page makes nothing a duplicate.
             if declared is not None and declared.status == "done" and declared.page_type == "article" \
                     and declared.url != key:
@@ -155,9 +157,13 @@ class CrawlStatePipeline:
         amp = [(url, "amp") for url in (self._site_url(item.site, href) for href in item.crawl.get("amp", ())) if url]
         canonical = self._site_url(item.site, item.canonical_url)
         declared = []
-        site = getattr(self.crawler.spider, "site_list", None)
-        starts = {url for entry in site.sites for url in entry.start_urls} if site is not None else set()
-        if canonical and canonical != key and canonical not in starts and not manager.known([canonical]):
+        if self._starts is None:
+            site_list = getattr(self.crawler.spider, "site_list", None)
+            self._starts = {url for site in site_list.sites for url in site.start_urls} if site_list else set()
+        known = item.crawl.get("canonical_known")
+        if known is None and canonical and canonical != key:
+            known = bool(manager.known([canonical]))
+        if canonical and canonical != key and canonical not in self._starts and not known:
             declared = [(canonical, "canonical")]
         return [(url, kind) for url, kind in [*amp, *declared] if url != key]
 

@@ -85,7 +85,12 @@ train-pagetype: extras render-pagetype
 	$(BIN)/python -m bench.pagetype_report
 	$(BIN)/python -m models.training.fit_list_route
 
+# The DOM/URL model on held-out sites (bench/results/pagetype-dom.md), page types in a replayed crawl with and
+# without the site evidence (bench/results/pagetype-crawl.md, ~10 min), and the image models and the fusion
+# (bench/results/pagetype.md; needs the screenshot cache of render-pagetype and train-pagetype).
 bench-pagetype: setup
+	$(BIN)/python -m bench.pagetype_dom_eval
+	$(BIN)/python -m bench.pagetype_crawl
 	$(BIN)/python -m bench.pagetype_report --no-fit
 
 # Web2Text (paper 002; needs ../shared/datasets and `make extras` for torch): the unary and pairwise

@@ -7,7 +7,7 @@ page at a time (the crawl's case), and compared with the DOM rule of ``extractio
 
 * wcxb-dev, held-out fold (``evaluation.folds``): 3-class accuracy; article vs list on the pages
   labelled article or list (article when p_article >= p_list);
-* article-vs-nonarticle (eval only): article (argmax) vs anything else;
+* article-vs-nonarticle (eval only): article (the crawl's decision, ``decide``) vs anything else;
 * gne-chinese (eval only, pages without URL): article vs list by p_article vs p_list.
 
 The same is also given without URLs (the URL features zeroed: ``dom_features(root, None)`` gives
@@ -38,6 +38,7 @@ from evaluation.folds import held_out
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
 from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, URL_FEATURES, dom_features
+from extraction.pagetype.models import decide
 from extraction.pagetype.rule import page_type_rule
 
 logger = logging.getLogger("bench.pagetype_dom_eval")
@@ -121,9 +122,9 @@ def accuracy(pairs: Sequence[tuple[str, str]]) -> float:
     return sum(a == b for a, b in pairs) / len(pairs) if pairs else float("nan")
 
 
-def argmax_label(probs: npt.NDArray[np.float32]) -> str:
-    """Return the class with the highest probability."""
-    return CLASSES[int(np.argmax(probs))]
+def decided_label(probs: npt.NDArray[np.float32], margin: float) -> str:
+    """Return the type the crawl gives (``extraction.pagetype.models.decide``: "other" only by ``margin``)."""
+    return CLASSES[decide(probs, margin)]
 
 
 def article_or_list(probs: npt.NDArray[np.float32]) -> str:
@@ -131,8 +132,9 @@ def article_or_list(probs: npt.NDArray[np.float32]) -> str:
     return "article" if probs[0] >= probs[1] else "list"
 
 
-def tasks(results: list[Result], no_url: bool) -> list[tuple[str, list[tuple[str, str]], list[str], list[str]]]:
-    """Return (name, pairs, row labels, column labels) of each held-out task."""
+def tasks(results: list[Result], no_url: bool,
+          margin: float) -> list[tuple[str, list[tuple[str, str]], list[str], list[str]]]:
+    """Return (name, pairs, row labels, column labels) of each held-out task (``margin``: for "other")."""
     def probs(r: Result) -> npt.NDArray[np.float32]:
         return r.probs_no_url if no_url else r.probs
 
@@ -141,13 +143,14 @@ def tasks(results: list[Result], no_url: bool) -> list[tuple[str, list[tuple[str
     gne = [r for r in results if r.dataset == "gne-chinese"]
     binary = ["article", "nonarticle"]
     return [
-        ("wcxb-dev held-out fold, 3 classes", [(r.label, argmax_label(probs(r))) for r in wcxb],
+        ("wcxb-dev held-out fold, 3 classes", [(r.label, decided_label(probs(r), margin)) for r in wcxb],
          list(CLASSES), list(CLASSES)),
         ("wcxb-dev held-out fold, article vs list (p_article vs p_list)",
          [(r.label, article_or_list(probs(r))) for r in wcxb if r.label in ("article", "list")],
          ["article", "list"], ["article", "list"]),
-        ("article-vs-nonarticle, article vs the rest (argmax)",
-         [(r.label, "article" if argmax_label(probs(r)) == "article" else "nonarticle") for r in avn], binary, binary),
+        ("article-vs-nonarticle, article vs the rest",
+         [(r.label, "article" if decided_label(probs(r), margin) == "article" else "nonarticle") for r in avn],
+         binary, binary),
         ("gne-chinese, article vs list (p_article vs p_list)", [(r.label, article_or_list(probs(r))) for r in gne],
          ["article", "list"], ["article", "list"]),
     ]
@@ -203,12 +206,25 @@ def report(results: list[Result], parse_ms: list[float], model_ms: list[float], 
               f"{row['article_vs_list_accuracy']:.3f} | {row['no_url']['macro_f1']:.3f} |" for row in best.values()]
     augmentation = meta["augmentation"]
     other = "without" if augmentation["augment_no_url"] else "with"
-    shipped, alternative = augmentation["as_shipped"], augmentation["other_choice"]
+    shipped, alternative = augmentation["as_shipped"], augmentation["without_no_url_copies"]
+    bare = augmentation.get("without_chrome_copies")
     lines += [
         "",
         f"Training copies without URL ({'on' if augmentation['augment_no_url'] else 'off'} as shipped): "
         f"macro-F1 with URL {shipped['url']['macro_f1']:.3f}, without URL {shipped['no_url']['macro_f1']:.3f}; "
         f"{other} them {alternative['url']['macro_f1']:.3f} and {alternative['no_url']['macro_f1']:.3f}.",
+    ]
+    if bare is not None:
+        lines += [
+            "",
+            f"Chrome-injected training copies (`models/training/pagetype_chrome.py`, "
+            f"{'on' if augmentation.get('augment_chrome') else 'off'} as shipped): macro-F1 with URL "
+            f"{shipped['url']['macro_f1']:.3f} (without the copies {bare['url']['macro_f1']:.3f}), article vs list "
+            f"{shipped['url']['article_vs_list_accuracy']:.3f} ({bare['url']['article_vs_list_accuracy']:.3f}); "
+            f"chinese-wced-dev's Chinese portal articles (out of fold) typed article "
+            f"{shipped['chinese_wced_articles']:.3f} ({bare['chinese_wced_articles']:.3f}).",
+        ]
+    lines += [
         "",
         "Ablation, each group left out (grouped CV, same model; URL group: see \"without URL\" above):",
         "",
@@ -221,7 +237,7 @@ def report(results: list[Result], parse_ms: list[float], model_ms: list[float], 
                      f"{row['article_vs_list_accuracy'] - cv['article_vs_list_accuracy']:+.3f} |")
     for no_url in (False, True):
         lines += ["", f"## Held-out pages{' without URL (URL features zeroed)' if no_url else ''}", ""]
-        for name, pairs, rows, columns in tasks(results, no_url):
+        for name, pairs, rows, columns in tasks(results, no_url, float(meta.get("other_margin", 0.0))):
             lines += [f"**{name}**: accuracy {accuracy(pairs):.3f} on {len(pairs)} pages", "",
                       *table(confusion(pairs, rows, columns), rows, columns), ""]
     lines += ["## The pipeline's DOM rule on the same pages (`extraction.pagetype.rule.page_type_rule`)", "",

@@ -92,7 +92,8 @@ DOWNLOADER_MIDDLEWARES = {
 
 # --- per-page processing (extraction/process.py: one flow for the crawl and `scrapy extract`) ---
 # Page type (paper 000; extraction/pagetype/, models/pagetype/).
-# PAGETYPE_ENABLED, PAGETYPE_MODEL_DIR: defaults in extraction/process.py (PageTypeConfig).
+# PAGETYPE_ENABLED, PAGETYPE_MODEL_DIR: defaults in extraction/process.py (PageTypeConfig); PAGETYPE_SITE_ENABLED,
+# PAGETYPE_SITE_FLUSH_VOTES: crawler/sitetypes.py (SiteTypesConfig).
 # Block classifier (papers 003 and 004; extraction/blockclf/, models/).
 # BLOCKS_ENABLED: default in extraction/process.py (BlocksConfig); the environment may name the model folder.
 BLOCKS_MODEL_DIR = os.environ.get("BLOCKS_MODEL_DIR", "")  # meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
@@ -113,6 +114,8 @@ ITEM_PIPELINES = {
     # Archive the page as fetched (pipelines.archive), then extraction.process.process: type, templates, text;
     # in EXTRACT_WORKERS worker processes (extraction/workers.py).
     "pipelines.process.ProcessPipeline": 500,
+    # The page-type votes of the site's evidence (crawler/sitetypes.py), from every processed page.
+    "pipelines.sitetypes.SiteTypesPipeline": 600,
     # New / changed / duplicate (extraction/dedup.py), and the crawl state written once the record is exported.
     "pipelines.state.CrawlStatePipeline": 800,
     "pipelines.errors.ErrorItemFilterPipeline": 900,

@@ -30,6 +30,7 @@ from lxml import html
 
 from extraction.dom.encoding import DecodedHtml, decode_html, header_charset
 from extraction.dom.html import parse_html
+from extraction.pagetype.site import SiteHint
 
 SNIFF_BYTES = 8192  # bytes looked at for NULs and signatures
 # Magic numbers of formats that are served or saved in place of HTML (file(1)'s magic, WHATWG
@@ -78,6 +79,7 @@ class Page:
     given: DecodedHtml | None = field(default=None, repr=False)  # text decoded before (``from_text``)
     rendered: str | None = field(default=None, repr=False)  # the browser's DOM of this page, when it was rendered
     listed_date: str | None = None  # the feed's pubDate or the sitemap's date the spider found the URL with
+    site_hint: SiteHint | None = None  # the crawl's sure type for the page's URL shape (extraction.pagetype.site)
 
     @classmethod
     def from_text(cls, text: str, url: str | None = None, *, encoding: str = "utf-8", source: str = "browser",
@@ -107,6 +109,7 @@ class Page:
         page = Page.from_text(self.rendered, self.url, encoding=self.decoded.encoding, content_type=self.content_type,
                               screenshot=self.screenshot, site=self.site)
         page.listed_date = self.listed_date
+        page.site_hint = self.site_hint
         return page
 
     @cached_property

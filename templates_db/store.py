@@ -19,7 +19,7 @@ from typing import Any, Protocol
 
 from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_path
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 STORE_FILENAME = "templates.sqlite3"
 
 # Index i brings the schema from version i to i + 1; version 0 is an empty file. Each entry is a
@@ -43,9 +43,14 @@ _MIGRATIONS: list[list[str]] = [
         "CREATE TABLE parked (id INTEGER PRIMARY KEY, site TEXT NOT NULL, pages INTEGER NOT NULL, tags TEXT NOT NULL)",
         "CREATE INDEX parked_site ON parked (site, id)",
     ],
+    [  # 2: the site's page-type votes per URL shape (extraction.pagetype.site)
+        """CREATE TABLE page_types (
+            site TEXT NOT NULL, shape TEXT NOT NULL, article REAL NOT NULL DEFAULT 0, list REAL NOT NULL DEFAULT 0,
+            other REAL NOT NULL DEFAULT 0, updated_at REAL NOT NULL, PRIMARY KEY (site, shape))""",
+    ],
 ]
 # Tables the current schema must have; a file that claims our version without them is refused.
-_TABLES = frozenset({"meta", "sites", "templates", "events", "parked"})
+_TABLES = frozenset({"meta", "sites", "templates", "events", "parked", "page_types"})
 _TEMPLATE_COLUMNS = (
     "id, site, generation, tag, text, frequency, batches, share, hits, first_seen, last_seen, retired_at"
 )
@@ -137,6 +142,8 @@ class TemplateStore(Protocol):
     def clear(self, site: str) -> int: ...
     def export(self, site: str) -> dict[str, Any]: ...
     def changed(self) -> bool: ...
+    def page_type_votes(self, site: str) -> dict[str, tuple[float, float, float]]: ...
+    def add_page_type_votes(self, votes: Mapping[str, Mapping[str, Sequence[float]]]) -> None: ...
     def close(self) -> None: ...
 
 
@@ -264,7 +271,7 @@ class SQLiteTemplateStore(SQLiteDatabase):
         """Delete everything of the site (templates, state, events, parked batches); return templates deleted."""
         with self._transaction() as conn:
             deleted = conn.execute("DELETE FROM templates WHERE site = ?", (site,)).rowcount
-            for table in ("sites", "events", "parked"):
+            for table in ("sites", "events", "parked", "page_types"):
                 conn.execute(f"DELETE FROM {table} WHERE site = ?", (site,))
         return int(deleted)
 
@@ -277,6 +284,9 @@ class SQLiteTemplateStore(SQLiteDatabase):
             events = conn.execute("SELECT at, kind, detail FROM events WHERE site = ? ORDER BY id", (site,))
             event_dicts = [{"at": at, "kind": kind, "detail": detail} for at, kind, detail in events]
             (parked,) = conn.execute("SELECT COUNT(*) FROM parked WHERE site = ?", (site,)).fetchone()
+            types = conn.execute("SELECT shape, article, list, other FROM page_types WHERE site = ? ORDER BY shape",
+                                 (site,))
+            page_types = {shape: [article, listing, other] for shape, article, listing, other in types}
         return {
             "site": site,
             "schema_version": SCHEMA_VERSION,
@@ -284,7 +294,28 @@ class SQLiteTemplateStore(SQLiteDatabase):
             "templates": templates,
             "events": event_dicts,
             "parked_batches": int(parked),
+            "page_types": page_types,
         }
+
+    def page_type_votes(self, site: str) -> dict[str, tuple[float, float, float]]:
+        """Return the site's page-type votes: shape -> (article, list, other) (``extraction.pagetype.site``)."""
+        with self._transaction(write=False) as conn:
+            rows = conn.execute("SELECT shape, article, list, other FROM page_types WHERE site = ?", (site,))
+            return {shape: (article, listing, other) for shape, article, listing, other in rows}
+
+    def add_page_type_votes(self, votes: Mapping[str, Mapping[str, Sequence[float]]]) -> None:
+        """Add votes (site -> shape -> (article, list, other)) to the stored ones, in one transaction."""
+        now = time.time()
+        rows = [(site, shape, float(v[0]), float(v[1]), float(v[2]), now)
+                for site, shapes in votes.items() for shape, v in shapes.items()]
+        if not rows:
+            return
+        with self._transaction() as conn:
+            conn.executemany(
+                "INSERT INTO page_types (site, shape, article, list, other, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
+                "ON CONFLICT (site, shape) DO UPDATE SET article = article + excluded.article, "
+                "list = list + excluded.list, other = other + excluded.other, updated_at = excluded.updated_at",
+                rows)
 
     def changed(self) -> bool:
         """Return True when another connection wrote since the last call; the first call returns False."""

@@ -33,7 +33,9 @@ is parsed, the site's template leaves are removed (with the guard of
 :mod:`extraction.templates`) and the method runs on what is left; otherwise, and with
 ``--no-templates``, TEMPLATES_ENABLED=False or no site, extraction is exactly as without a
 library. The store is only read: nothing is learned, and a missing store is not created. A
-store that cannot be opened gives one warning and extraction goes on without templates.
+store that cannot be opened gives one warning and extraction goes on without templates. With
+``--url`` the store's page-type votes for the site (``crawler/sitetypes.py``) type the page as the
+crawl would have.
 """
 
 from __future__ import annotations
@@ -53,10 +55,12 @@ from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
 from crawler.sites import SiteList, SiteListError, load_site_list
+from crawler.sitetypes import stored_hint
 from extraction.dom.encoding import decode_html
 from extraction.methods import method_names
 from extraction.onnx import ModelError
 from extraction.page import Page
+from extraction.pagetype.site import SiteHint
 from extraction.process import PIPELINE, Context, process
 from extraction.record import Record
 from templates_db.library import TemplateLibrary, TemplatesConfig, site_key
@@ -136,8 +140,9 @@ def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
 
 
 def extract_file(path: str, context: Context, url: str | None = None, site: str | None = None,
-                 screenshot: bytes | None = None) -> Record:
-    """Return the record of one saved page (a file that cannot be read gives a record with ``error``)."""
+                 screenshot: bytes | None = None, site_hint: SiteHint | None = None) -> Record:
+    """Return the record of one saved page (a file that cannot be read gives a record with ``error``);
+    ``site_hint``: the site's page-type evidence for ``url`` (``crawler.sitetypes.stored_hint``)."""
     record = Record(url=url, site=site, html_file=path)
     try:
         body = read_page(path)
@@ -145,7 +150,9 @@ def extract_file(path: str, context: Context, url: str | None = None, site: str 
         record.error = f"unreadable: {type(exc).__name__}: {exc}"
         logger.warning("Could not read %s: %s", path, exc)
         return record
-    return process(Page(body, url, screenshot=screenshot, site=site), context, record)
+    page = Page(body, url, screenshot=screenshot, site=site)
+    page.site_hint = site_hint
+    return process(page, context, record)
 
 
 def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
@@ -219,6 +226,7 @@ class Command(ScrapyCommand):
         assert self.settings is not None
         site = opts.site or (site_key(opts.url, load_sites(self.settings)) if opts.url else None)
         library = None if opts.no_templates else open_library(self.settings, site)
+        hint = None if opts.no_templates else stored_hint(self.settings, site, opts.url)
         try:
             context = Context.from_settings(self.settings, templates=library, method=opts.method)
         except ModelError as exc:
@@ -229,7 +237,7 @@ class Command(ScrapyCommand):
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
             for done, (path, screenshot, render_error) in enumerate(pages, start=1):
-                record = extract_file(path, context, opts.url, site, screenshot)
+                record = extract_file(path, context, opts.url, site, screenshot, hint)
                 if render_error is not None:
                     record.flags.append("render_failed")
                     logger.warning("Could not render %s (typed without the screenshot): %s", path, render_error)

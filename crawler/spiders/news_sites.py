@@ -36,6 +36,7 @@ from crawler.links import page_links
 from crawler.middlewares.render import RenderResult
 from crawler.responses import content_type
 from crawler.sites import SiteConfig, SiteList, load_site_list
+from crawler.sitetypes import SiteTypeEvidence
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
 from extraction.page import Page
 from extraction.record import Record
@@ -60,6 +61,7 @@ class NewsSitesSpider(Spider):
         self.since = parse_since(since)  # -a since=DATE: entries and records dated before it are left out
         self.site_list: SiteList
         self.crawl_state: CrawlStateManager
+        self.site_types: SiteTypeEvidence
         self._local_state: dict[str, Any] = {}
 
     @classmethod
@@ -85,6 +87,8 @@ class NewsSitesSpider(Spider):
         spider.crawl_state = CrawlStateManager.from_settings(
             config, crawler.settings.get("TEMPLATES_STORE", ""), lambda key: spider._stat(key))
         crawler.signals.connect(spider.crawl_state.end, signal=signals.spider_closed)
+        spider.site_types = SiteTypeEvidence.from_settings(crawler.settings, lambda key, n: spider._stat(key, n))
+        crawler.signals.connect(spider.site_types.close, signal=signals.spider_closed)
         if config.enabled:
             for uri, options in crawler.settings.getdict("FEEDS").items():
                 if not durable(str(uri), options):
@@ -181,11 +185,12 @@ class NewsSitesSpider(Spider):
 
     def _page_request(self, found_url: str, site: SiteConfig, listed_date: str | None = None, *,
                       depth: int | None = None, url: str | None = None, known: KnownPage | None = None,
-                      revisit: bool = False) -> Request | None:
+                      revisit: bool = False, listed: bool = False) -> Request | None:
         """Return the request for a page, or None when it is outside the site, seen, or over the site's budget.
 
         ``known``: a page the state has (refetched for ``recrawl=changed``, conditionally); ``revisit``: a hub
-        revisited in a new round. ``depth`` is the link depth when the request does not come from a callback.
+        revisited in a new round. ``depth`` is the link depth when the request does not come from a callback;
+        ``listed``: a feed or a news sitemap listed it (article evidence for the page type's site evidence).
         """
         url = url or site.canonical(found_url)
         if not site.allows(url):
@@ -207,6 +212,8 @@ class NewsSitesSpider(Spider):
                                 "render": site.render, "render_javascript": site.javascript, **_politeness(site)}
         if listed_date:
             meta["listed_date"] = listed_date
+        if listed:
+            meta["listed"] = True
         if depth is not None:
             meta["depth"] = depth
         headers = {}
@@ -232,13 +239,16 @@ class NewsSitesSpider(Spider):
             self._stat("crawl/revisit")
         return request
 
-    def _schedule(self, site: SiteConfig, found: list[tuple[str, str | None]], depth: int) -> list[Request]:
+    def _schedule(self, site: SiteConfig, found: list[tuple[str, str | None]], depth: int,
+                  from_listing: Iterable[str] = ()) -> list[Request]:
         """Return the requests for links or feed/sitemap entries (URL as found, listed date) at ``depth``.
 
         With a crawl state, URLs it has completed are skipped (or, with ``recrawl: changed``, refetched
         conditionally unless the listed date says they did not change), and the new ones are written to the
-        state's queue in one transaction before their requests leave.
+        state's queue in one transaction before their requests leave. ``from_listing``: the URLs (as found) that a
+        feed or a news sitemap lists.
         """
+        listing = set(from_listing)
         seen = self._state["seen"]
         candidates: dict[str, tuple[str, str | None]] = {}
         for found_url, listed_date in found:
@@ -269,11 +279,13 @@ class NewsSitesSpider(Spider):
                     self._stat("crawl/skipped/lastmod")  # the sitemap or feed says it did not change since
                     continue
                 seen.discard(url)
-                request = self._page_request(found_url, site, listed_date, depth=depth, url=url, known=page)
+                request = self._page_request(found_url, site, listed_date, depth=depth, url=url, known=page,
+                                             listed=found_url in listing)
                 if request is not None:
                     self._stat("crawl/recrawl")
             else:
-                request = self._page_request(found_url, site, listed_date, depth=depth, url=url)
+                request = self._page_request(found_url, site, listed_date, depth=depth, url=url,
+                                             listed=found_url in listing)
                 if request is not None and state.active:
                     queue.append(QueuedPage(url, site.name, depth, found_url, listed_date))
             if request is not None:
@@ -302,6 +314,7 @@ class NewsSitesSpider(Spider):
         page: Page = response.meta.get("fetched_page") or Page(response.body, response.url, media_type)
         page.site = site.name
         page.listed_date = response.meta.get("listed_date")
+        page.site_hint = self.site_types.hint(site.name, response.meta.get("canonical_url", response.url))
         result: RenderResult | None = response.meta.get("render_result")
         if result is not None:
             page.rendered = result.html
@@ -352,7 +365,8 @@ class NewsSitesSpider(Spider):
         self._stat("crawl/feed/entries", len(entries))
         # The entry's date goes with the request: a source of the page's date.
         depth = response.meta.get("depth", 0) + 1
-        requests = self._schedule(site, [(response.urljoin(link), feed_date(date)) for link, date in entries], depth)
+        found = [(response.urljoin(link), feed_date(date)) for link, date in entries]
+        requests = self._schedule(site, found, depth, from_listing=[url for url, _ in found])
         self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "feed")
         yield from requests
 
@@ -379,7 +393,8 @@ class NewsSitesSpider(Spider):
             return
         published = news_publication_dates(body)
         found = [(entry["loc"], published.get(entry["loc"]) or entry.get("lastmod") or None) for entry in entries]
-        requests = self._schedule(site, found, response.meta.get("depth", 0) + 1)
+        # A news sitemap (news: tags) lists articles; a plain one lists every kind of page.
+        requests = self._schedule(site, found, response.meta.get("depth", 0) + 1, from_listing=published)
         self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "sitemap")
         yield from requests
 
@@ -417,6 +432,8 @@ class NewsSitesSpider(Spider):
             depth=meta.get("depth", 0),
         )
         record.crawl["url"] = meta.get("canonical_url", request.url)  # the crawl state's key of the page
+        if meta.get("listed"):
+            record.crawl["listed"] = True
         return record
 
     # -- for the state pipeline --

@@ -53,11 +53,11 @@ import numpy as np
 import numpy.typing as npt
 from lxml import etree, html
 
-from extraction.dom.blocks import Block, page_blocks, walk_top
+from extraction.dom.blocks import Block, Paragraph, page_blocks, walk_top
 from extraction.dom.text import INVISIBLE_TAGS, is_hidden
 
 # Bump when a feature's definition or the order of DOM_FEATURES changes (meta.json records it).
-DOM_FEATURE_VERSION = 1
+DOM_FEATURE_VERSION = 2
 
 # Characters in lengths are Latin-equivalent (CJK_CHAR_WEIGHT); shares count plain characters.
 TEXT_FEATURES: tuple[str, ...] = (
@@ -71,6 +71,16 @@ TEXT_FEATURES: tuple[str, ...] = (
     "longest_paragraph_log",  # log1p(longest paragraph's characters outside links)
     "long_paragraphs_log",  # log1p(paragraphs with >= LONG_PARAGRAPH_CHARS outside links)
     "long_paragraph_share",  # their characters / characters
+)
+RUN_FEATURES: tuple[str, ...] = (
+    "run_chars_log",  # log1p(characters outside links of the longest run of running text, see RUN_LINK_SHARE)
+    "run_share",  # its characters / characters
+    "run_paragraphs_log",  # log1p(its paragraphs)
+    "run_paragraph_chars_log",  # log1p(its mean characters per paragraph)
+    "runs_log",  # log1p(runs of at least RUN_MIN_CHARS characters)
+    "run_sentence_share",  # the share of its characters in paragraphs that end like a sentence
+    "run_position",  # where it starts, as a share of the text before it
+    "running_text_share",  # characters of every running-text paragraph / characters
 )
 ANCHOR_FEATURES: tuple[str, ...] = (
     "headline_link_share",  # links with headline-like text / links with text
@@ -89,6 +99,7 @@ STRUCTURE_FEATURES: tuple[str, ...] = (
 META_FEATURES: tuple[str, ...] = (
     "og_article",
     "og_website",
+    "og_video",  # og:type video.* or an og:video tag
     "og_other",  # og:type present, neither article nor website (video, product, profile ...)
     "jsonld_article",  # any @type *Article, BlogPosting, Report
     "jsonld_collection",  # CollectionPage, ItemList, SearchResultsPage
@@ -100,6 +111,9 @@ CUE_FEATURES: tuple[str, ...] = (
     "form_controls_log",  # log1p(input, select, textarea, button elements)
     "code_blocks_log",  # log1p(pre and code elements): documentation
     "prices_log",  # log1p(currency amounts in the visible text): products, services
+    "videos_log",  # log1p(<video> and video-player <iframe> elements): video pages
+    "images_log",  # log1p(<img> elements)
+    "images_per_1000_chars_log",  # log1p(images per 1000 characters): galleries
 )
 URL_FEATURES: tuple[str, ...] = (
     "has_url",
@@ -115,9 +129,11 @@ URL_FEATURES: tuple[str, ...] = (
     "url_html_ext",  # .html, .htm, .shtml
     "url_list_word",  # a segment like tag, category, topics, section, archive, search
     "url_query",  # a query string is present
+    "url_media_word",  # a segment or word like video, gallery, photos, pictures, slideshow, podcast
 )
 FEATURE_GROUPS: dict[str, tuple[str, ...]] = {
     "text": TEXT_FEATURES,
+    "runs": RUN_FEATURES,
     "anchors": ANCHOR_FEATURES,
     "structure": STRUCTURE_FEATURES,
     "metadata": META_FEATURES,
@@ -142,6 +158,17 @@ ITEM_LINK_SHARE = 0.2
 # characters what an English one carries in about 25. Without it Chinese articles looked like link
 # lists (short "paragraphs", 55-110 links per 1000 characters; gne-chinese, see the module docstring).
 CJK_CHAR_WEIGHT = HEADLINE_CHARS / HEADLINE_CJK_CHARS
+# A run of running text (the body of an article) is a sequence of paragraphs in document order with
+# under RUN_LINK_SHARE of their characters in links and at least RUN_PARAGRAPH_CHARS outside them
+# (Latin-equivalent); short link-free lines (captions, subheads, datelines) neither add to a run nor
+# end it; it ends at a paragraph with at least RUN_BREAK_SHARE in links that is a headline-like link
+# (>= RUN_PARAGRAPH_CHARS) or the second link line in a row. A list page's teasers sit between
+# headline links, so its runs stay one teaser long; an article's body is one run however many links
+# the portal puts around it (news portals: link shares of 0.5-0.7 on article pages).
+RUN_LINK_SHARE = 0.3
+RUN_BREAK_SHARE = 0.5
+RUN_PARAGRAPH_CHARS = 40
+RUN_MIN_CHARS = 300
 # A slug of four or more words ("harbor-council-approves-budget") names one piece of content.
 SLUG_HYPHENS = 3
 MAX_URL_DEPTH = 12
@@ -159,6 +186,11 @@ _DATE_RE = re.compile(
     r"(?<!\d)(?:19|20)\d\d(?:[/_.-]?(?:0[1-9]|1[0-2])(?:[/_.-]?(?:0[1-9]|[12]\d|3[01]))?(?!\d)"
     r"|/(?:[1-9]|1[0-2])/(?:[1-9]|[12]\d|3[01])?(?!\d))"
 )
+_SENTENCE_END_RE = re.compile(r"[.!?\u3002\uff01\uff1f\u2026\"\u201d\u300d\u300f)\uff09]$")
+_MEDIA_RE = re.compile(r"(?:^|[/_.-])(?:video|videos|gallery|galleries|pictures|photos|slideshows?|podcasts?)"
+                       r"(?:$|[/_.-])", re.IGNORECASE)
+_VIDEO_XPATH = ("count(.//video | .//iframe[contains(@src, 'youtube') or contains(@src, 'vimeo')"
+                " or contains(@src, 'player')])")
 _NUMERIC_ID_RE = re.compile(r"\d{5,}")
 _INDEX_RE = re.compile(r"^(?:index|default|home|main)(?:\.\w+)?$", re.IGNORECASE)
 _PAGE_QUERY_RE = re.compile(r"(?:^|[&;])(?:page|pg|p|paged|start|offset|pn)=\d", re.IGNORECASE)
@@ -185,11 +217,12 @@ def _share(part: float, whole: float) -> float:
 
 
 def _text_features(blocks: Sequence[Block]) -> list[float]:
+    """Return the text features and then the run features, in their tuples' order."""
     paragraphs = sorted((p for block in blocks for p in block.paragraphs), key=lambda p: p.line_start)
     chars = sum(p.chars for p in paragraphs)
     links = blocks[0].page.links if blocks else 0
     if chars == 0:
-        return [0.0, _log(links)] + [0.0] * (len(TEXT_FEATURES) - 2)
+        return [0.0, _log(links)] + [0.0] * (len(TEXT_FEATURES) - 2 + len(RUN_FEATURES))
     link_chars = sum(p.link_chars for p in paragraphs)
     third_chars = [0, 0, 0]
     third_links = [0, 0, 0]
@@ -198,12 +231,14 @@ def _text_features(blocks: Sequence[Block]) -> list[float]:
     longest = 0.0
     long_count = 0
     long_chars = 0
+    runs = _Runs()
     for p in paragraphs:
         third = min(2, int(3 * (seen + p.chars / 2) / chars))  # by the paragraph's middle
         seen += p.chars
         third_chars[third] += p.chars
         third_links[third] += p.link_chars
         weight = 1.0 + (CJK_CHAR_WEIGHT - 1.0) * len(_CJK_RE.findall(p.text)) / p.chars
+        runs.add(p, weight, latin_chars)
         latin_chars += weight * p.chars
         own = weight * (p.chars - p.link_chars)
         longest = max(longest, own)
@@ -214,7 +249,57 @@ def _text_features(blocks: Sequence[Block]) -> list[float]:
         _log(latin_chars), _log(links), _share(link_chars, chars),
         *(_share(link, total) for link, total in zip(third_links, third_chars, strict=True)),
         1000.0 * links / latin_chars, _log(longest), _log(long_count), _share(long_chars, chars),
+        *runs.features(latin_chars),
     ]
+
+
+class _Runs:
+    """The runs of running text of a page, fed its paragraphs in document order (see ``RUN_LINK_SHARE``)."""
+
+    __slots__ = ("best", "current", "link_lines", "running", "runs")
+
+    def __init__(self) -> None:
+        self.runs = 0  # runs of at least RUN_MIN_CHARS, the open one excluded
+        self.running = 0.0  # Latin-equivalent characters outside links of every running-text paragraph
+        self.current = [0.0, 0, 0.0, 0.0]  # the open run: characters, paragraphs, sentence characters, start
+        self.best = (0.0, 0, 0.0, 0.0)
+        self.link_lines = 0
+
+    def add(self, p: Paragraph, weight: float, before: float) -> None:
+        """Add one paragraph; ``weight`` is its Latin-equivalent factor, ``before`` the characters before it."""
+        links = p.link_chars / p.chars
+        own = weight * (p.chars - p.link_chars)
+        if links < RUN_LINK_SHARE and own >= RUN_PARAGRAPH_CHARS:
+            current = self.current
+            if not current[1]:
+                current[3] = before
+            current[0] += own
+            current[1] += 1
+            current[2] += own if _SENTENCE_END_RE.search(p.text.rstrip()) else 0.0
+            self.running += own
+            self.link_lines = 0
+        elif links >= RUN_BREAK_SHARE and p.chars >= 8:
+            self.link_lines += 1
+            if self.link_lines >= 2 or weight * p.chars >= RUN_PARAGRAPH_CHARS:
+                self.close()
+
+    def close(self) -> None:
+        """End the open run."""
+        current = self.current
+        if current[1]:
+            self.runs += current[0] >= RUN_MIN_CHARS
+            if current[0] > self.best[0]:
+                self.best = (current[0], int(current[1]), current[2], current[3])
+        self.current = [0.0, 0, 0.0, 0.0]
+
+    def features(self, total: float) -> list[float]:
+        """Return the ``RUN_FEATURES`` (``total``: the page's Latin-equivalent characters); closes the open run."""
+        self.close()
+        chars, paragraphs, sentences, start = self.best
+        if not paragraphs:
+            return [0.0] * len(RUN_FEATURES)
+        return [_log(chars), _share(chars, total), _log(paragraphs), _log(chars / paragraphs), _log(self.runs),
+                _share(sentences, chars), _share(start, total), _share(self.running, total)]
 
 
 class _Frame:
@@ -345,24 +430,30 @@ def _meta_features(root: html.HtmlElement) -> list[float]:
     og = {value.strip().lower() for value in root.xpath("//meta[@property='og:type' or @name='og:type']/@content")}
     og_article = any(value.startswith("article") for value in og)
     og_website = "website" in og
+    og_video = any(value.startswith("video") for value in og) or bool(
+        root.xpath("//meta[@property='og:video' or @property='og:video:url' or @name='og:video']"))
     og_other = bool(og) and not og_article and not og_website
     types = jsonld_types(root)
     published = bool(root.xpath(
         "//meta[@property='article:published_time' or @name='article:published_time']"
         " | //*[@itemprop='datePublished']"
     ))
-    return [float(og_article), float(og_website), float(og_other),
+    return [float(og_article), float(og_website), float(og_video), float(og_other),
             float(any(_ARTICLE_TYPE_RE.search(name) for name in types)),
             float(not _COLLECTION_TYPES.isdisjoint(types)), float("WebSite" in types), float(published),
             float(not _OTHER_TYPES.isdisjoint(types))]
 
 
-def _cue_features(root: html.HtmlElement, blocks: Sequence[Block]) -> list[float]:
+def _cue_features(root: html.HtmlElement, blocks: Sequence[Block], text_chars_log: float) -> list[float]:
     top = walk_top(root)
     controls = top.xpath("count(.//input | .//select | .//textarea | .//button)")
     code = top.xpath("count(.//pre | .//code)")
     prices = sum(len(_PRICE_RE.findall(block.text)) for block in blocks)
-    return [_log(float(controls)), _log(float(code)), _log(prices)]
+    videos = top.xpath(_VIDEO_XPATH)
+    images = top.xpath("count(.//img)")
+    chars = math.expm1(text_chars_log)  # Latin-equivalent characters
+    return [_log(float(controls)), _log(float(code)), _log(prices), _log(float(videos)), _log(float(images)),
+            _log(1000.0 * float(images) / max(chars, 1.0))]
 
 
 def url_features(url: str | None) -> list[float]:
@@ -393,6 +484,7 @@ def url_features(url: str | None) -> list[float]:
         float(bool(_HTML_EXT_RE.search(last))),
         float(any(segment.lower() in _LIST_WORDS for segment in segments)),
         float(bool(query)),
+        float(bool(_MEDIA_RE.search(path))),
     ]
 
 
@@ -403,7 +495,8 @@ def dom_features(root: html.HtmlElement, url: str | None, blocks: Sequence[Block
     text gives zeros for the page features; ``url`` None gives zeros for the URL features.
     """
     blocks = page_blocks(root) if blocks is None else blocks
-    values = [*_text_features(blocks), *_structure_features(root), *_meta_features(root), *_cue_features(root, blocks),
+    text = _text_features(blocks)
+    values = [*text, *_structure_features(root), *_meta_features(root), *_cue_features(root, blocks, text[0]),
               *url_features(url)]
     vector = np.asarray(values, dtype=np.float32)
     return np.nan_to_num(vector, nan=0.0, posinf=0.0, neginf=0.0)

@@ -48,6 +48,10 @@ CROP_RATIO = 2.0
 MIN_INK_SHARE = 0.01
 INK_LEVEL = 0.1
 MODELS_DIR = paths.MODELS_DIR / "pagetype"
+# "other" (forum, product, service, documentation, video ... pages) is chosen only when its probability
+# exceeds both article's and list's by a margin: the trainer picks it by grouped CV on the training
+# sites (``meta.json`` dom.other_margin). An article typed "other" loses its article handling, so a
+# close call goes to article or list.
 TRAIN_COMMAND = "make train-pagetype"
 
 
@@ -222,6 +226,11 @@ class PageTypeModels:
         return cls(images.get(chosen) if chosen else None, dom, weight, meta, images, meta_version(folder))
 
     @property
+    def other_margin(self) -> float:
+        """How much likelier than article and list "other" must be to be chosen (``meta.json`` dom.other_margin)."""
+        return float((self.meta.get("dom") or {}).get("other_margin", 0.0))
+
+    @property
     def list_route_threshold(self) -> float:
         """p(list) from which a list page goes to the list extractor (``meta.json``, section ``route``)."""
         return float((self.meta.get("route") or {}).get("min_list_probability", 0.5))
@@ -248,12 +257,27 @@ class PageTypeModels:
             probs, source = fuse(image, dom, self.fusion_weight), "fusion"
         else:
             probs, source = dom, "dom"
-        best = int(np.argmax(probs))
+        best = decide(probs, self.other_margin)
         confidence = float(probs[best])
         if not math.isfinite(confidence):
             raise PageTypeModelError("page-type model returned non-finite probabilities")
         return PageTypeDecision(CLASSES[best], confidence, source, _as_mapping(probs),
                                 None if image is None else _as_mapping(image), _as_mapping(dom))
+
+
+def decide(probs: Sequence[float] | np.ndarray, other_margin: float = 0.0) -> int:
+    """Return the index in ``CLASSES`` of the chosen type: article or list, whichever is likelier (article on a
+    tie), unless "other" beats both by more than ``other_margin``."""
+    article, listing, other = (float(p) for p in probs[:3])
+    if other > max(article, listing) + other_margin:
+        return 2
+    return 0 if article >= listing else 1
+
+
+def decide_all(probs: np.ndarray, other_margin: float = 0.0) -> np.ndarray:
+    """``decide`` for each row of an [N, 3] array: an int array of class indices."""
+    pair = np.where(probs[:, 0] >= probs[:, 1], 0, 1)
+    return np.where(probs[:, 2] > np.maximum(probs[:, 0], probs[:, 1]) + other_margin, 2, pair)
 
 
 def shared_models(directory: str | Path | None = None) -> PageTypeModels:

@@ -18,6 +18,7 @@ from demo import DemoPage
 from demo.server import DemoServer
 from extraction.pagetype.models import load_gray
 from pipelines.archive import read_archived_html
+from templates_db.store import open_store
 from tests.crawl_helpers import REPO, CrawlResult, needs_chromium, run_crawl
 
 pytestmark = [needs_chromium, pytest.mark.browser]
@@ -240,17 +241,18 @@ def test_jsonl_is_utf8_with_chinese_unescaped(rendered: tuple[CrawlResult, dict[
 @pytest.mark.parametrize("mode", ["rendered", "plain"])
 def test_page_types_route_list_and_article_pages(mode: str, request: pytest.FixtureRequest,
                                                  server: DemoServer) -> None:
-    """Rendered pages are typed by the screenshot CNN fused with the DOM/URL model, plain ones by
-    the DOM/URL model; list pages get the list extractor's entries (the page's links, in order,
+    """Pages are typed by the DOM/URL model (the screenshot CNN joins only with PAGETYPE_FUSION on); list
+    pages get the list extractor's entries (the page's links, in order,
     taken before template cleaning), the text of every page comes from the block classifier
-    (ROUTE_LISTS off). The demo sites are among the models' training pages, so this is routing,
+    (ROUTE_LISTS off). Once a URL shape of a site has enough agreeing votes, the site evidence types
+    its pages ("site"). The demo sites are among the models' training pages, so this is routing,
     not accuracy (held-out accuracy: tests/test_pagetype_heldout.py)."""
     result, _ = request.getfixturevalue(mode)
     pages = _pages(server)
     wrong = []
     for item in result.items:
         page = pages[item["canonical_url"]]
-        assert item["page_type_source"] == ("fusion" if mode == "rendered" else "dom")
+        assert item["page_type_source"] in ("dom", "site")
         assert 0.34 < item["page_type_confidence"] <= 1.0
         if page.page_type in ("article", "list") and item["page_type"] != page.page_type:
             wrong.append((item["canonical_url"], page.page_type, item["page_type"]))
@@ -265,6 +267,34 @@ def test_page_types_route_list_and_article_pages(mode: str, request: pytest.Fixt
     assert not wrong
     for kind in ("article", "list"):
         assert result.stats.get(f"pagetype/{kind}", 0) == sum(item["page_type"] == kind for item in result.items)
+    assert result.stats.get("pagetype/site/override", 0) == sum(item["page_type_source"] == "site"
+                                                                for item in result.items)
+    assert result.stats.get("pagetype/site/votes", 0) >= len(result.items)
+
+
+@pytest.mark.parametrize("mode", ["plain"])
+def test_site_evidence_is_stored_with_the_templates_and_types_the_next_run(
+        mode: str, request: pytest.FixtureRequest, server: DemoServer, tmp_path: Path) -> None:
+    """The page-type votes of a crawl are in its template store, per site and URL shape; a second crawl
+    with that store (frozen: TEMPLATES_LEARN off) types the article and list pages by their shapes, and
+    `scrapy extract --site --url` applies the same votes."""
+    first, _ = request.getfixturevalue(mode)
+    store = open_store(first.archive.parent / "templates_db")
+    try:
+        votes = store.page_type_votes("en-gazette")
+    finally:
+        store.close()
+    article_shapes = {shape for shape, (article, listing, other) in votes.items() if article >= 9 and not listing}
+    assert article_shapes, votes
+    second = run_crawl(tmp_path, demo_sites(server.url, render=False),
+                       settings={"TEMPLATES_STORE": str(first.archive.parent / "templates_db"),
+                                 "TEMPLATES_LEARN": "False", "CRAWL_STATE_ENABLED": "False"})
+    assert second.returncode == 0, second.log[-3000:]
+    pages = _pages(server)
+    by_site = [item for item in second.items if item["page_type_source"] == "site"]
+    assert len(by_site) >= 0.5 * sum(pages[item["canonical_url"]].page_type == "article" for item in second.items)
+    assert all(item["page_type"] == pages[item["canonical_url"]].page_type for item in by_site)
+    assert "pagetype/site/votes" not in second.stats  # frozen: applied, not learned
 
 
 CONTENT_FIELDS = ("title", "lang", "page_type", "page_type_confidence", "page_type_source", "extraction_method",

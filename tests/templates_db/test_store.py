@@ -188,6 +188,7 @@ def test_clear_and_export(store: SQLiteTemplateStore) -> None:
         "templates": [],
         "events": [],
         "parked_batches": 0,
+        "page_types": {},
     }
     assert len(store.templates("other.org")) == 1
     assert store.clear(SITE) == 0
@@ -397,3 +398,31 @@ def test_errors_after_close_name_the_file(store: SQLiteTemplateStore) -> None:
     store.close()
     with pytest.raises(TemplateStoreError, match=STORE_FILENAME):
         store.templates(SITE)
+
+
+def test_page_type_votes_add_up_per_site_and_shape(tmp_path: Path) -> None:
+    store = SQLiteTemplateStore(tmp_path / STORE_FILENAME)
+    store.add_page_type_votes({SITE: {"f:news/S": [3, 0, 0], "c:W/S": [3, 0, 1]}, "other.org": {"f:S": [0, 1, 0]}})
+    store.add_page_type_votes({SITE: {"f:news/S": [1, 0.25, 0]}})
+    store.add_page_type_votes({})
+    assert store.page_type_votes(SITE) == {"f:news/S": (4.0, 0.25, 0.0), "c:W/S": (3.0, 0.0, 1.0)}
+    assert store.export(SITE)["page_types"] == {"c:W/S": [3.0, 0.0, 1.0], "f:news/S": [4.0, 0.25, 0.0]}
+    store.clear(SITE)
+    assert store.page_type_votes(SITE) == {}
+    assert store.page_type_votes("other.org") == {"f:S": (0.0, 1.0, 0.0)}
+    store.close()
+
+
+def test_a_schema_1_store_is_migrated_with_its_templates(tmp_path: Path) -> None:
+    path = tmp_path / STORE_FILENAME
+    with sqlite3.connect(path) as conn:  # what a store written before the page-type votes holds
+        for statement in _MIGRATIONS[0]:
+            conn.execute(statement)
+        conn.executemany("INSERT INTO meta VALUES (?, ?)", [("schema_version", "1"), ("kind", "template store")])
+    conn.close()
+    store = SQLiteTemplateStore(path)
+    store.promote(SITE, 10, [Candidate("a", "Home", 8)])
+    store.add_page_type_votes({SITE: {"f:S": [1, 0, 0]}})
+    assert [t.text for t in store.templates(SITE)] == ["Home"]
+    assert store.page_type_votes(SITE) == {"f:S": (1.0, 0.0, 0.0)}
+    store.close()

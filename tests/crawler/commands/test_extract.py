@@ -82,7 +82,7 @@ def test_command_exit_status(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium absent (apt-get install chromium)")
 @pytest.mark.browser
 def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None:
-    """Without --render the DOM/URL model types each page; with it the screenshot joins (fusion).
+    """The DOM/URL model types each page; with --render and PAGETYPE_FUSION on the screenshot joins (fusion).
     Demo pages (the models trained on them: this checks the plumbing, not accuracy)."""
     site = build_sites()[0]
     chosen = [next(p for p in site.pages.values() if p.page_type == kind) for kind in ("list", "article")]
@@ -90,7 +90,7 @@ def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None
         (tmp_path / f"{number}-{page.page_type}.html").write_bytes(page.body_bytes)
     for render in (False, True):
         out = tmp_path / f"out-{render}.jsonl"
-        process = _run(str(tmp_path), "-o", str(out), *(["--render"] if render else []))
+        process = _run(str(tmp_path), "-o", str(out), *(["--render", "-s", "PAGETYPE_FUSION=True"] if render else []))
         assert process.returncode == 0, process.stderr
         records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line),
                          key=lambda r: r["html_file"])

@@ -9,8 +9,9 @@ HTTP with the project's settings three times:
 
 1. ``page``: ``PAGETYPE_SITE_ENABLED=False``, the page-level (DOM/URL) model alone;
 2. ``site, first run``: the site evidence on, from an empty template store;
-3. ``site, next run``: again, with the store the first run left (what an hourly crawl sees from its
-   second run on).
+3. ``site, next run``: again, with the store the first run left, frozen (``TEMPLATES_LEARN=False``): every
+   page typed with the votes of its whole site, what a scheduled crawl's later runs see of new pages
+   of known shapes (a re-crawl that also voted would count each page twice).
 
 The crawl state is off (each run is a full crawl). Per set: the share of article pages typed article,
 of list pages typed list, of article-vs-nonarticle's non-articles typed list or other, and the pages the
@@ -42,7 +43,7 @@ SETS: tuple[tuple[str, bool, bool], ...] = (("article-vs-nonarticle", False, Fal
                                             ("gne-chinese", True, False), ("wcxb-dev", False, True),
                                             ("l3s-gn1", False, False))
 RUNS: tuple[tuple[str, bool, bool], ...] = (("page", False, False), ("site, first run", True, False),
-                                            ("site, next run", True, True))  # (name, site evidence, keep store)
+                                            ("site, next run", True, True))  # (name, site evidence, frozen store)
 
 
 def labelled_pages() -> list[ReplayPage]:
@@ -66,12 +67,15 @@ def truth(page: ReplayPage) -> str:
     return str(page.source.page_type)
 
 
-def crawl(pages: list[ReplayPage], work: Path, site_evidence: bool, timeout: float) -> list[dict[str, Any]]:
-    """Crawl the pages once (plain HTTP) with ``work``'s template store; return the records."""
+def crawl(pages: list[ReplayPage], work: Path, site_evidence: bool, timeout: float,
+          frozen: bool = False) -> list[dict[str, Any]]:
+    """Crawl the pages once (plain HTTP) with ``work``'s template store (``frozen``: applied, not learned);
+    return the records."""
     write_site_list(pages, work / "sites.yaml", render=False)
     out = work / "out.jsonl"
     out.unlink(missing_ok=True)
-    extra = [f"PAGETYPE_SITE_ENABLED={site_evidence}", "CRAWL_STATE_ENABLED=False", "LOG_LEVEL=WARNING"]
+    extra = [f"PAGETYPE_SITE_ENABLED={site_evidence}", "CRAWL_STATE_ENABLED=False", "LOG_LEVEL=WARNING",
+             f"TEMPLATES_LEARN={not frozen}"]
     env = {key: value for key, value in os.environ.items()
            if key.lower() not in ("http_proxy", "https_proxy", "no_proxy")}
     with ReplayServer(pages) as server:
@@ -124,7 +128,7 @@ def report(results: dict[str, dict[str, Any]], pages: list[ReplayPage], seconds:
         "# Page types in a crawl of real pages (`python -m bench.pagetype_crawl`)", "",
         f"{len(pages)} labelled pages of {sites} sites, replayed at their original URLs and crawled over plain "
         "HTTP (no screenshot: the DOM/URL model is the page-level model), three full crawls: the page-level "
-        "model alone, the site evidence from an empty store, and again with the store the first run left. "
+        "model alone, the site evidence from an empty store, and again with the store the first run left, frozen. "
         "No page-type model trained on these sets (wcxb-dev: its held-out fold only).", "",
         "| set | pages | run | article typed article | list typed list | non-article typed list/other "
         "| site overrides right / wrong |",
@@ -162,11 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     seconds: dict[str, float] = {}
     work = Path(tempfile.mkdtemp(prefix="pagetype-crawl-"))
     try:
-        for run, site_evidence, keep in RUNS:
-            if not keep:
+        for run, site_evidence, frozen in RUNS:
+            if not frozen:
                 shutil.rmtree(work / "templates_db", ignore_errors=True)
             started = time.monotonic()
-            records = crawl(pages, work, site_evidence, args.timeout)
+            records = crawl(pages, work, site_evidence, args.timeout, frozen)
             seconds[run] = time.monotonic() - started
             results[run] = score(pages, records)
             log(f"{run}: {len(records)} records in {seconds[run]:.0f} s")

@@ -3,7 +3,8 @@
 The spider asks :meth:`SiteTypeEvidence.hint` for each fetched page (the hint travels with the page
 to the extraction worker, which overrides the page-level model with it: ``page_type_source``
 "site"); ``pipelines/sitetypes.py`` gives each processed record to :meth:`SiteTypeEvidence.observe`.
-A site's stored votes are read when the crawl first meets the site; new votes are written to the
+A page the crawl state knew (a list page revisited, an article refetched) does not vote again. A
+site's stored votes are read when the crawl first meets the site; new votes are written to the
 template store (the ``page_types`` table of ``templates_db/store.py``) every ``flush_votes`` votes
 and when the crawl closes, so the next run starts with what this one learned. A store that cannot be
 opened or written is reported once and counted (``pagetype/site/error``); the evidence then lives in
@@ -115,8 +116,8 @@ class SiteTypeEvidence:
     def observe(self, record: Record) -> None:
         """Add the votes of a processed record: its page-level type, whether a feed or news sitemap listed it, and
         its list entries."""
-        if not self.enabled or not self.learn or record.site is None:
-            return
+        if not self.enabled or not self.learn or record.site is None or "known_text_hash" in record.crawl:
+            return  # a page the crawl state had (a hub revisited, a page refetched) voted when it was new
         url = str(record.crawl.get("url") or record.canonical_url or record.url)
         page_level = record.crawl.get("page_type_page")
         page_type, confidence = page_level if page_level else (None, None)

@@ -276,8 +276,9 @@ def test_page_types_route_list_and_article_pages(mode: str, request: pytest.Fixt
 def test_site_evidence_is_stored_with_the_templates_and_types_the_next_run(
         mode: str, request: pytest.FixtureRequest, server: DemoServer, tmp_path: Path) -> None:
     """The page-type votes of a crawl are in its template store, per site and URL shape; a second crawl
-    with that store (frozen: TEMPLATES_LEARN off) types the article and list pages by their shapes, and
-    `scrapy extract --site --url` applies the same votes."""
+    with that store (frozen: TEMPLATES_LEARN off) sends most pages with the site's type for their shape
+    (the worker counts whether it agreed with the page-level model or overrode it), and every page it
+    typed by the site is typed right."""
     first, _ = request.getfixturevalue(mode)
     store = open_store(first.archive.parent / "templates_db")
     try:
@@ -291,8 +292,10 @@ def test_site_evidence_is_stored_with_the_templates_and_types_the_next_run(
                                  "TEMPLATES_LEARN": "False", "CRAWL_STATE_ENABLED": "False"})
     assert second.returncode == 0, second.log[-3000:]
     pages = _pages(server)
+    hinted = second.stats.get("pagetype/site/agree", 0) + second.stats.get("pagetype/site/override", 0)
+    assert hinted == sum(value for key, value in second.stats.items() if key.startswith("pagetype/site/hint/"))
+    assert hinted >= 0.5 * sum(pages[item["canonical_url"]].page_type == "article" for item in second.items)
     by_site = [item for item in second.items if item["page_type_source"] == "site"]
-    assert len(by_site) >= 0.5 * sum(pages[item["canonical_url"]].page_type == "article" for item in second.items)
     assert all(item["page_type"] == pages[item["canonical_url"]].page_type for item in by_site)
     assert "pagetype/site/votes" not in second.stats  # frozen: applied, not learned
 

@@ -96,3 +96,15 @@ def test_corrupt_store_is_reported_counted_and_the_evidence_kept_in_memory(tmp_p
 def test_bad_setting_names_itself() -> None:
     with pytest.raises(ValueError, match="PAGETYPE_SITE_FLUSH_VOTES"):
         SiteTypesConfig.from_settings(Settings({"PAGETYPE_SITE_FLUSH_VOTES": 0}))
+
+
+def test_a_page_the_crawl_state_knew_does_not_vote_again(tmp_path: Path) -> None:
+    evidence, counts = _evidence(tmp_path)
+    record = _record("https://news.example/latest", "list")
+    record.entries = [{"title": "t", "url": "https://news.example/n/1001"}]
+    evidence.observe(record)
+    assert counts["pagetype/site/votes"] == 2
+    record.crawl["known_text_hash"] = "abc"  # the same hub revisited in a later round
+    evidence.observe(record)
+    assert counts["pagetype/site/votes"] == 2
+    evidence.close()

@@ -185,8 +185,8 @@ def run_mode(pages: list[ReplayPage], render: bool,
         lines = (work / "crawl.log").read_text(encoding="utf-8", errors="replace").splitlines()
         good = [r for r in records if r.get("status") == 200 and not r.get("error")]
         times = sorted(t for t in (parse_time(r.get("fetched_at")) for r in good) if t is not None)
-        shots = {r["screenshot_file"] for r in good if r.get("screenshot_file")}
-        shot_bytes = sum(os.path.getsize(path) for path in shots if os.path.exists(path))
+        shots = [r for r in good if r.get("screenshot_height")]  # captured (the screenshot is in the WARC archive)
+        shot_bytes = int(stats.get("render/screenshot_bytes") or 0)
         elapsed = float(stats.get("elapsed_time_seconds") or 0)
         result = {
             "mode": label, "returncode": process.returncode, "timed_out": timed_out,

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from scrapy.http import Response
 
-from extraction.page import not_html_type
+from extraction.page import HttpExchange, not_html_type
 
 
 def content_type(response: Response) -> str:
@@ -16,3 +18,18 @@ def content_type(response: Response) -> str:
 def is_html_type(value: str) -> bool:
     """Return True for HTML media types, and for a missing type (servers often omit it)."""
     return not not_html_type(value)
+
+
+def http_exchange(response: Response) -> HttpExchange:
+    """Return the response's status line and headers and its request's, for the WARC archive."""
+    def pairs(headers: Any) -> tuple[tuple[str, str], ...]:
+        return tuple((name.decode("latin-1"), value.decode("latin-1"))
+                     for name, values in headers.items() for value in values)
+
+    request = response.request
+    ip = getattr(response, "ip_address", None)
+    return HttpExchange(status=response.status, headers=pairs(response.headers),
+                        protocol=getattr(response, "protocol", None) or "HTTP/1.1",
+                        method=request.method if request is not None else "GET",
+                        request_headers=pairs(request.headers) if request is not None else (),
+                        ip_address=str(ip) if ip is not None else None)

@@ -152,24 +152,41 @@ class SiteTypeEvidence:
             self._store = None
 
 
-def stored_hint(settings: Any, site: str | None, url: str | None) -> SiteHint | None:
-    """Return the sure type the template store's votes give ``url`` of ``site`` (``scrapy extract``: read only,
-    a missing store is not created), or None."""
-    if not site or not url or not settings.getbool("TEMPLATES_ENABLED", True) \
-            or not SiteTypesConfig.from_settings(settings).enabled:
-        return None
-    location = settings.get("TEMPLATES_STORE", "templates_db")
-    if not store_exists(location):
-        return None
-    try:
-        store = open_store(location)
+class StoredHints:
+    """The template store's page-type votes, read once per site (read only: a missing store is not created): the
+    sure types ``scrapy extract --url`` and ``scrapy reextract`` apply, as the crawl would have."""
+
+    def __init__(self, settings: Any) -> None:
+        self.enabled = settings.getbool("TEMPLATES_ENABLED", True) and SiteTypesConfig.from_settings(settings).enabled
+        self.location = settings.get("TEMPLATES_STORE", "templates_db")
+        self.types = SiteTypes()
+        self._read: set[str] = set()
+
+    def hint(self, site: str | None, url: str | None) -> SiteHint | None:
+        """Return the sure type the stored votes give ``url`` of ``site``, or None."""
+        if not self.enabled or not site or not url:
+            return None
+        if site not in self._read:
+            self._read.add(site)
+            self.types.load(site, self._votes(site))
+        return self.types.hint(site, url)
+
+    def _votes(self, site: str) -> dict[str, Any]:
+        if not store_exists(self.location):
+            return {}
         try:
-            votes = store.page_type_votes(site)
-        finally:
-            store.close()
-    except (DatabaseError, OSError) as exc:
-        logger.warning("Page-type site evidence not used: %s", exc)
-        return None
-    types = SiteTypes()
-    types.load(site, votes)
-    return types.hint(site, url)
+            store = open_store(self.location)
+            try:
+                return dict(store.page_type_votes(site))
+            finally:
+                store.close()
+        except (DatabaseError, OSError) as exc:
+            if self.enabled:
+                logger.warning("Page-type site evidence not used: %s", exc)
+            self.enabled = False  # reported once
+            return {}
+
+
+def stored_hint(settings: Any, site: str | None, url: str | None) -> SiteHint | None:
+    """Return the sure type the template store's votes give ``url`` of ``site`` (one page: ``scrapy extract``)."""
+    return StoredHints(settings).hint(site, url)

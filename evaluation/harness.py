@@ -354,8 +354,9 @@ def evaluate_dataset(
     limit: int | None = None,
     root: Any = None,
     progress: Progress | None = None,
+    progress_every: int = 100,
 ) -> EvalResult:
-    """Evaluate our ``methods`` and the named ``baselines`` on ``dataset``.
+    """Evaluate our ``methods`` and the named ``baselines`` on ``dataset`` (``progress`` as :func:`evaluate`).
 
     Raises BaselineUnavailable (before reading any page) when a baseline is not installed,
     DatasetNotFound when the dataset folder is missing, ValueError for a dataset without metric.
@@ -367,7 +368,8 @@ def evaluate_dataset(
     candidates += [(b, "baseline", load_baseline(b)) for b in baselines]
     split = resolve_split(dataset, split)
     pages = load_pages(dataset, split, root)
-    return evaluate(pages, dataset, candidates, split=split, limit=limit, progress=progress)
+    return evaluate(pages, dataset, candidates, split=split, limit=limit, progress=progress,
+                    progress_every=progress_every)
 
 
 # --- report -----------------------------------------------------------------------------------

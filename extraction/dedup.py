@@ -62,6 +62,7 @@ from datasketch import MinHash
 from datasketch.lsh import _optimal_param
 
 from extraction.config import ComponentConfig
+from extraction.record import Record
 
 HASH_BYTES = 16  # BLAKE2b digest of the normalised text: 128 bits, no collision in any corpus we will hold
 SCHEME = "affine32"  # datasketch's default permutation scheme: 32-bit values, 4x faster than affine64 here
@@ -338,3 +339,20 @@ class DuplicateIndex:
         if match is None:
             self.add(key, fp)
         return match
+
+
+def deduplicate(record: Record, key: str, fp: Fingerprint, index: DuplicateIndex) -> Match | None:
+    """Mark ``record`` (stored as ``key``) when its text duplicates an earlier one in ``index``: set its
+    ``duplicate_of`` and ``duplicate_similarity`` and return the match; else add it to the index and return None.
+    List pages and pages without text are neither looked up nor added: a site's lists repeat each other's
+    entries (a section's first page is mostly on the home page) without being copies, and they are not what a
+    corpus deduplicates."""
+    if record.page_type == "list" or not fp.text_hash or not record.text.strip():
+        return None
+    match = index.find(fp, exclude=key)
+    if match is None:
+        index.add(key, fp)
+        return None
+    record.duplicate_of = match.key
+    record.duplicate_similarity = round(match.similarity, 4)
+    return match

@@ -67,6 +67,25 @@ def sniff(body: bytes, content_type: str | None = None) -> str | None:
     return None
 
 
+@dataclass(frozen=True)
+class HttpExchange:
+    """What went over the wire for a fetched page besides its body: the request and the response's status line
+    and headers, as the WARC archive keeps them (:mod:`extraction.warc`)."""
+
+    status: int
+    headers: tuple[tuple[str, str], ...] = ()  # the response's, in order, repeated names repeated
+    protocol: str = "HTTP/1.1"
+    reason: str = ""  # the status line's reason phrase ("" when the server sent none or it is unknown)
+    method: str = "GET"
+    request_headers: tuple[tuple[str, str], ...] = ()
+    ip_address: str | None = None  # the server's address, when known
+
+    def header(self, name: str) -> str | None:
+        """Return the first response header called ``name`` (any case), or None."""
+        lowered = name.lower()
+        return next((value for key, value in self.headers if key.lower() == lowered), None)
+
+
 @dataclass(eq=False)
 class Page:
     """One page to process (see the module docstring)."""
@@ -80,6 +99,7 @@ class Page:
     rendered: str | None = field(default=None, repr=False)  # the browser's DOM of this page, when it was rendered
     listed_date: str | None = None  # the feed's pubDate or the sitemap's date the spider found the URL with
     site_hint: SiteHint | None = None  # the crawl's sure type for the page's URL shape (extraction.pagetype.site)
+    http: HttpExchange | None = field(default=None, repr=False)  # the fetch's request and response headers (crawl)
 
     @classmethod
     def from_text(cls, text: str, url: str | None = None, *, encoding: str = "utf-8", source: str = "browser",

@@ -37,7 +37,12 @@ class Record:
     fetched_at: str | None = None
     status: int | None = None
     depth: int | None = None
+    fetch_ms: int | None = None
+    render_ms: int | None = None
     rendered: bool = False
+    warc_file: str | None = None
+    warc_offset: int | None = None
+    warc_length: int | None = None
     html_file: str | None = None
     rendered_file: str | None = None
     screenshot_file: str | None = None
@@ -85,6 +90,11 @@ class Record:
             self.page = page
         return {name: values[name] for name in EXPORT_FIELDS}
 
+
+# What the crawl knows of a page before processing it (the spider's, and the renderer's): kept in the WARC
+# archive's metadata record, from which ``scrapy reextract`` starts the record again (``flags`` too, apart).
+FETCH_FIELDS: tuple[str, ...] = ("url", "canonical_url", "final_url", "site", "fetched_at", "status", "depth",
+                                 "fetch_ms", "render_ms", "rendered", "page_height", "screenshot_height")
 
 EXPORT_FIELDS: list[str] = [spec.name for spec in fields(Record) if spec.metadata.get("export", True)]
 

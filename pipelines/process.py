@@ -22,13 +22,14 @@ Stats: see ``extraction.process`` (``page/refused/<reason>``, ``pagetype/...``, 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
-from scrapy.settings import BaseSettings
+from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from extraction.config import ComponentConfig
@@ -61,11 +62,13 @@ class PageHandler:
 
     @classmethod
     def from_settings(cls, settings: BaseSettings | Mapping[str, Any], count: Count) -> PageHandler:
-        """Load the models, open the template library (TEMPLATES_ENABLED) and the archive (ARCHIVE_ENABLED)."""
+        """Load the models, open the template library (TEMPLATES_ENABLED) and the archive (ARCHIVE_ENABLED; the
+        WARC files' warcinfo from the settings' :data:`WARCINFO` entry, see :func:`warcinfo`)."""
         config = TemplatesConfig.from_settings(settings)
         library = TemplateLibrary.open(config, count=lambda key: count(key, 1)) if config.enabled else None
         return cls(Context.from_settings(settings, templates=library, count=count),
-                   PageArchive.from_settings(settings, count), DedupConfig.from_settings(settings))
+                   PageArchive.from_settings(settings, count, settings.get(WARCINFO)),
+                   DedupConfig.from_settings(settings))
 
     def __call__(self, page: Page, record: Record) -> Record:
         if self.archive is not None:
@@ -77,16 +80,44 @@ class PageHandler:
         return record
 
     def close(self) -> None:
-        """Close the template library (it parks the unfinished learning batches)."""
+        """Close the template library (it parks the unfinished learning batches) and the WARC file."""
         library = self.context.templates
         if isinstance(library, TemplateLibrary):
             library.close()
+        if self.archive is not None:
+            self.archive.close()
 
 
-def worker_settings(settings: BaseSettings | Mapping[str, Any]) -> dict[str, Any]:
-    """Return the settings a worker's handler is built from (plain values, picklable)."""
+# The entry of a worker's settings that carries the warcinfo fields (made once, in the crawl's process).
+WARCINFO = "_WARCINFO"
+# Settings left out of the warcinfo record: they may hold credentials.
+SECRET_WORDS = ("PASSWORD", "SECRET", "TOKEN", "PROXY", "CREDENTIAL", "_KEY", "AUTH")
+
+
+def warcinfo(settings: BaseSettings, versions: Mapping[str, str]) -> dict[str, Any]:
+    """Return the warcinfo fields of the crawl's WARC files: software, user agent, robots policy, the models'
+    versions and every setting the project, the command line or the spider set (secrets left out)."""
+    import scrapy
+
+    chosen = {name: value for name, value in settings.items()
+              if (settings.getpriority(name) or 0) >= SETTINGS_PRIORITIES["project"]
+              and not any(word in name.upper() for word in SECRET_WORDS)}
+    return {"software": f"newscorpus (Scrapy {scrapy.__version__}; extraction/warc.py)",
+            "http-header-user-agent": settings.get("USER_AGENT") or "",
+            "robots": "obey" if settings.getbool("ROBOTSTXT_OBEY") else "ignore",
+            "models": dict(versions),
+            "settings": {name: chosen[name] for name in sorted(chosen)}}
+
+
+def worker_settings(settings: BaseSettings | Mapping[str, Any],
+                    info: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Return the settings a worker's handler is built from (plain values, picklable), with the warcinfo
+    fields ``info``."""
     names = [name for config in WORKER_CONFIGS for name in config.setting_names().values()]
-    return {name: settings.get(name) for name in names if settings.get(name) is not None}
+    values = {name: settings.get(name) for name in names if settings.get(name) is not None}
+    if info is not None:
+        values[WARCINFO] = json.loads(json.dumps(info, default=str))  # plain values only
+    return values
 
 
 def worker_handler(count: Count, settings: dict[str, Any]) -> PageHandler:
@@ -112,19 +143,21 @@ class ProcessPipeline:
         settings = crawler.settings
         workers = WorkersConfig.from_settings(settings)
         pool = None
+        # The models are loaded here in any case: a ModelError stops the crawl before anything is fetched.
+        context = Context.from_settings(settings, count=stats.inc_value)
+        info = warcinfo(settings, context.versions())
         if workers.processes:
-            # The models are loaded here as well: a ModelError stops the crawl before anything is fetched.
-            handler = PageHandler(Context.from_settings(settings, count=stats.inc_value),
-                                  PageArchive.from_settings(settings, stats.inc_value))
+            # This process's archive keeps the pages whose worker failed (in WARC files of its own, opened then).
+            handler = PageHandler(context, PageArchive.from_settings(settings, stats.inc_value, info))
             level = logging.getLevelName(str(settings.get("LOG_LEVEL", "INFO")).upper())
-            pool = PagePool(workers, worker_handler, (worker_settings(settings),),
+            pool = PagePool(workers, worker_handler, (worker_settings(settings, info),),
                             level if isinstance(level, int) else logging.INFO)
             pool.start()  # ready before the first page comes; a worker that cannot start stops the crawl here
             logger.info("Extraction in %d worker process(es), at most %g s per page", pool.processes, workers.timeout)
         else:
-            handler = PageHandler.from_settings(settings, stats.inc_value)
-            crawler.signals.connect(handler.close, signal=signals.spider_closed, weak=False)
+            handler = PageHandler.from_settings(worker_settings(settings, info), stats.inc_value)
             logger.info("Extraction in the crawl's own thread (EXTRACT_WORKERS=0)")
+        crawler.signals.connect(handler.close, signal=signals.spider_closed, weak=False)
         models = handler.context.page_models
         if models is not None:
             image = models.image.name if models.image else "none"

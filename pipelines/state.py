@@ -25,7 +25,7 @@ from scrapy.exceptions import DropItem
 from scrapy.statscollectors import StatsCollector
 
 from crawler.state import TRANSIENT_ERRORS, CrawlStateManager, date_timestamp
-from extraction.dedup import DedupConfig, DuplicateIndex, Fingerprint, MemoryStorage, fingerprint
+from extraction.dedup import DedupConfig, DuplicateIndex, Fingerprint, MemoryStorage, deduplicate, fingerprint
 from extraction.record import Record
 from templates_db.state import PageOutcome
 
@@ -100,10 +100,8 @@ class CrawlStatePipeline:
 
     def _deduplicate(self, item: Record, key: str, fp: Fingerprint) -> None:
         index = self._index()
-        # List pages are left out: a site's lists repeat each other's entries (a section's first page is
-        # mostly on the home page) without being copies, and they are not what a corpus deduplicates.
         if index is None or item.page_type == "list" or not fp.text_hash or not item.text.strip():
-            return
+            return  # not deduplicated (extraction.dedup.deduplicate)
         manager = self.manager
         canonical = self._site_url(item.site, item.canonical_url)
         if canonical and canonical != key and manager is not None and manager.active:
@@ -115,13 +113,9 @@ class CrawlStatePipeline:
                 item.duplicate_of = declared.url
                 self.stats.inc_value("dedup/canonical")
                 return
-        match = index.find(fp, exclude=key)
-        if match is None:
-            index.add(key, fp)
-            return
-        item.duplicate_of = match.key
-        item.duplicate_similarity = round(match.similarity, 4)
-        self.stats.inc_value("dedup/exact" if match.exact else "dedup/near")
+        match = deduplicate(item, key, fp, index)
+        if match is not None:
+            self.stats.inc_value("dedup/exact" if match.exact else "dedup/near")
 
     # -- after the export --
 

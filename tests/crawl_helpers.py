@@ -23,8 +23,10 @@ from scrapy.crawler import Crawler
 
 from crawler.render import chromium_path
 from extraction.record import schema
+from extraction.warc import Capture, read_captures
 
 REPO = Path(__file__).resolve().parent.parent
+WARCIO = str(Path(sys.executable).parent / "warcio")  # warcio's own command (check, index, extract)
 CHROMIUM = chromium_path()
 
 needs_chromium = pytest.mark.skipif(
@@ -89,6 +91,18 @@ def run_crawl(
             jsonschema.validate(item, schema())
     stats = json.loads(stats_file.read_text(encoding="utf-8")) if stats_file.exists() else {}
     return CrawlResult(items, stats, log, process.returncode, archive)
+
+
+def capture(item: dict[str, Any]) -> Capture:
+    """Return the WARC capture a crawl record names (``warc_file``, ``warc_offset``)."""
+    return next(read_captures(item["warc_file"], item["warc_offset"], limit=1))
+
+
+def screenshot(item: dict[str, Any]) -> bytes | None:
+    """Return the screenshot of a crawl record, from the WARC archive (or ARCHIVE_FORMAT files)."""
+    if item.get("screenshot_file"):
+        return Path(item["screenshot_file"]).read_bytes()
+    return capture(item).screenshot if item.get("warc_file") else None
 
 
 class KillBrowserAfterItems:

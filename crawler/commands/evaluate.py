@@ -22,6 +22,7 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.progress import Progress
 from extraction.methods import method_names
 
 logger = logging.getLogger(__name__)
@@ -88,12 +89,16 @@ class Command(ScrapyCommand):
             raise UsageError(f"unknown --method {', '.join(unknown)}; known: {', '.join(known)}")
         baselines = _names(opts.baselines)
 
+        bars: list[Progress] = []  # made at the first page, when the number of pages is known
+
         def progress(done: int, total: int) -> None:
-            logger.info("Evaluated %d/%d pages of %s", done, total, opts.dataset)
+            if not bars:
+                bars.append(Progress(total, f"Evaluating {opts.dataset}").__enter__())
+            bars[0].update(done - bars[0].done)
 
         try:
             result = evaluate_dataset(opts.dataset, methods, baselines, split=opts.split, limit=opts.limit,
-                                      progress=progress)
+                                      progress=progress, progress_every=1)
         except (BaselineUnavailable, DatasetNotFound) as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
@@ -102,6 +107,9 @@ class Command(ScrapyCommand):
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return
+        finally:
+            for bar in bars:
+                bar.close()
         table = markdown_table(result)
         print(table)
         out_dir = Path(opts.out_dir)

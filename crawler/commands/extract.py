@@ -54,6 +54,7 @@ from typing import IO, Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.progress import Progress
 from crawler.sites import SiteList, SiteListError, load_site_list
 from crawler.sitetypes import stored_hint
 from extraction.dom.encoding import decode_html
@@ -69,20 +70,20 @@ from templates_db.store import store_exists
 logger = logging.getLogger(__name__)
 
 PAGE_SUFFIXES = (".html", ".htm", ".html.gz", ".htm.gz")
-PROGRESS_EVERY = 100  # pages between progress lines in the log
 DEFAULT_METHOD = PIPELINE  # page type, then the block classifier (articles) or the list extractor
 RENDER_CHUNK = 16  # pages rendered per batch with --render (screenshots held in memory meanwhile)
 
 
-def find_pages(arguments: list[str]) -> Iterator[str]:
-    """Yield page paths for files, globs and folders, in the order given (folders sorted)."""
+def find_pages(arguments: list[str], suffixes: tuple[str, ...] = PAGE_SUFFIXES) -> Iterator[str]:
+    """Yield the paths of files, globs and folders (searched for names ending in ``suffixes``), in the order given
+    (folders sorted)."""
     for argument in arguments:
         matches = sorted(glob.glob(argument, recursive=True)) if glob.has_magic(argument) else [argument]
         for match in matches:
             path = Path(match)
             if path.is_dir():
                 yield from sorted(str(p) for p in path.rglob("*")
-                                  if p.is_file() and p.name.lower().endswith(PAGE_SUFFIXES))
+                                  if p.is_file() and p.name.lower().endswith(suffixes))
             else:
                 yield match
 
@@ -236,15 +237,15 @@ class Command(ScrapyCommand):
             render_pages(paths, opts.url, self.settings) if opts.render else ((p, screenshot, None) for p in paths))
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
-            for done, (path, screenshot, render_error) in enumerate(pages, start=1):
-                record = extract_file(path, context, opts.url, site, screenshot, hint)
-                if render_error is not None:
-                    record.flags.append("render_failed")
-                    logger.warning("Could not render %s (typed without the screenshot): %s", path, render_error)
-                failed += record.error is not None
-                out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
-                if done % PROGRESS_EVERY == 0:
-                    logger.info("Extracted %d/%d pages (%d failed)", done, len(paths), failed)
+            with Progress(len(paths), "Extracting") as progress:
+                for path, screenshot, render_error in pages:
+                    record = extract_file(path, context, opts.url, site, screenshot, hint)
+                    if render_error is not None:
+                        record.flags.append("render_failed")
+                        logger.warning("Could not render %s (typed without the screenshot): %s", path, render_error)
+                    failed += record.error is not None
+                    out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
+                    progress.update(failed=failed)
         finally:
             if out is not sys.stdout:
                 out.close()

@@ -46,7 +46,8 @@ from typing import IO, Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from crawler.commands.extract import PROGRESS_EVERY, find_pages, read_page
+from crawler.commands.extract import find_pages, read_page
+from crawler.progress import Progress
 from extraction.page import Page
 from templates_db.library import TemplateLibrary, TemplatesConfig
 from templates_db.store import (
@@ -162,20 +163,20 @@ def build_library(library: TemplateLibrary, site: str, paths: list[str]) -> Buil
         raise TemplateStoreError("the template library has no store to build into")
     before = store.site_state(site)
     report = BuildReport()
-    for done, path in enumerate(paths, start=1):
-        try:
-            page = Page(read_page(path))
-            if page.refusal is not None:
-                raise ValueError(f"not a page: {page.refusal}")
-            root = page.tree
-        except Exception as exc:  # one bad page must not stop a build: it is counted and logged
-            report.failed += 1
-            logger.warning("Could not read %s: %s: %s", path, type(exc).__name__, exc)
-        else:
-            library.observe(site, root)
-            report.pages += 1
-        if done % PROGRESS_EVERY == 0:
-            logger.info("Templates %s: read %d/%d pages (%d failed)", site, done, len(paths), report.failed)
+    with Progress(len(paths), f"Templates {site}") as progress:
+        for path in paths:
+            try:
+                page = Page(read_page(path))
+                if page.refusal is not None:
+                    raise ValueError(f"not a page: {page.refusal}")
+                root = page.tree
+            except Exception as exc:  # one bad page must not stop a build: it is counted and logged
+                report.failed += 1
+                logger.warning("Could not read %s: %s: %s", path, type(exc).__name__, exc)
+            else:
+                library.observe(site, root)
+                report.pages += 1
+            progress.update(failed=report.failed)
     library.finish(site)
     report.parked_pages = library.summary().get(site, {}).get("batch_pages", 0)
     after = store.site_state(site)

@@ -216,6 +216,7 @@ class RenderResult:
     screenshot_height: int | None = None
     javascript: bool = True  # the page's scripts ran
     flags: list[str] = field(default_factory=list)
+    milliseconds: int | None = None  # from a renderer slot to the screenshot (the record's render_ms)
 
 
 class RenderMiddleware:
@@ -275,7 +276,10 @@ class RenderMiddleware:
         started = time.monotonic()
         async with self._slots:
             self._seconds("wait", started)
-            request.meta["render_result"] = await self._render(request, response, page, javascript)
+            rendering = time.monotonic()
+            result = await self._render(request, response, page, javascript)
+            result.milliseconds = round(1000 * (time.monotonic() - rendering))
+            request.meta["render_result"] = result
         return response
 
     def _javascript(self, request: Request, page: ExtractionPage) -> bool:

@@ -34,7 +34,7 @@ from crawler.errors import failure_reason, short_message
 from crawler.feeds import durable
 from crawler.links import page_links
 from crawler.middlewares.render import RenderResult
-from crawler.responses import content_type
+from crawler.responses import content_type, http_exchange
 from crawler.sites import SiteConfig, SiteList, load_site_list
 from crawler.sitetypes import SiteTypeEvidence
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
@@ -315,10 +315,16 @@ class NewsSitesSpider(Spider):
         page.site = site.name
         page.listed_date = response.meta.get("listed_date")
         page.site_hint = self.site_types.hint(site.name, response.meta.get("canonical_url", response.url))
+        page.http = http_exchange(response)
+        latency = response.meta.get("download_latency")
+        item.fetch_ms = round(1000 * latency) if latency is not None else None
+        if response.meta.get("redirect_urls"):
+            item.crawl["redirect_urls"] = list(response.meta["redirect_urls"])
         result: RenderResult | None = response.meta.get("render_result")
         if result is not None:
             page.rendered = result.html
             page.screenshot = result.screenshot
+            item.render_ms = result.milliseconds
             item.rendered = result.html is not None
             item.page_height = result.page_height
             item.screenshot_height = result.screenshot_height

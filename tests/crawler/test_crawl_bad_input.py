@@ -10,7 +10,7 @@ import pytest
 
 from demo import BAD_CASES
 from demo.server import DemoServer
-from tests.crawl_helpers import CrawlResult, needs_chromium, run_crawl
+from tests.crawl_helpers import CrawlResult, needs_chromium, run_crawl, screenshot
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
@@ -118,7 +118,7 @@ def test_undeclared_chinese_charsets(mode: str, request: pytest.FixtureRequest) 
 def test_page_that_never_loads_is_captured_with_a_flag(rendered: CrawlResult) -> None:
     item = _item(rendered, "never-loads")
     assert "load_timeout" in item["flags"]
-    assert item["screenshot_file"] is not None
+    assert screenshot(item) is not None
     assert rendered.stats["render/load_timeout"] == 1
 
 

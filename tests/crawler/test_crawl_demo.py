@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gzip
 import json
 import subprocess
 import sys
@@ -17,9 +16,8 @@ from crawler.render.screenshots import is_blank, png_size, repeated_top_offset
 from demo import DemoPage
 from demo.server import DemoServer
 from extraction.pagetype.models import load_gray
-from pipelines.archive import read_archived_html
 from templates_db.store import open_store
-from tests.crawl_helpers import REPO, CrawlResult, needs_chromium, run_crawl
+from tests.crawl_helpers import REPO, WARCIO, CrawlResult, capture, needs_chromium, run_crawl, screenshot
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
@@ -95,7 +93,7 @@ def test_rendered_stats_match_items(rendered: tuple[CrawlResult, dict[str, int]]
     assert stats["crawl/page"] == pages == stats["item_scraped_count"]
     assert stats["crawl/scheduled"] == pages + stats["crawl/dropped/robots_forbidden"]
     assert stats["render/page"] == pages == stats["render/screenshot"]
-    assert stats["archive/screenshots/written"] == pages
+    assert stats["archive/warc/captures"] == pages
     assert stats["playwright/browser_count"] == 1
     assert not [key for key in stats if key.startswith(("crawl/error", "render/screenshot_glitch"))]
     for site in server.sites:
@@ -108,7 +106,8 @@ def test_screenshots_are_real_pngs_of_the_top_region(rendered: tuple[CrawlResult
     top = config.top_height  # what the page-type model reads: CROP_RATIO x the viewport width
     scale = config.screenshot_scale  # image pixels per CSS pixel
     for item in result.items:
-        png = Path(item["screenshot_file"]).read_bytes()
+        png = screenshot(item)
+        assert png is not None, item["canonical_url"]
         width, height = png_size(png)
         assert width == round(1280 * scale)
         assert item["page_height"] > 0
@@ -194,7 +193,8 @@ def test_gbk_pages_decoded(plain: tuple[CrawlResult, dict[str, int]], rendered: 
 
 def test_rendering_off_means_plain_http(plain: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:
     result, _ = plain
-    assert all(not item["rendered"] and item["screenshot_file"] is None for item in result.items)
+    assert all(not item["rendered"] and item["render_ms"] is None and screenshot(item) is None
+               for item in result.items)
     assert not any(key.startswith("playwright/page_count") for key in result.stats)
     js_pages = [p for p in _pages(server).values() if p.layout == "js-rendered"]
     assert len(js_pages) == 8
@@ -213,23 +213,40 @@ def test_text_from_the_fetched_html_unless_scripts_built_the_content(
     for item in result.items:
         page = pages[item["canonical_url"]]
         sources[item["canonical_url"]] = item["text_source"]
-        assert item["rendered"] and item["rendered_file"] is not None and item["rendered_file"] != item["html_file"]
+        archived = capture(item)
+        assert item["rendered"] and archived.rendered is not None and item["render_ms"] > 0
         if page.layout == "js-rendered":
             assert item["text_source"] == "rendered" and page.body[0][:30] in item["text"]
-            assert page.body[0][:30] in read_archived_html(item["rendered_file"])
+            assert page.body[0][:30] in archived.rendered and page.body[0][:30] not in archived.body.decode()
     assert list(sources.values()).count("rendered") == 8 == result.stats["extract/source/rendered"]
     assert result.stats["extract/source/raw"] == len(result.items) - 8
 
 
-def test_archived_html_reextracts(rendered: tuple[CrawlResult, dict[str, int]], server: DemoServer) -> None:
-    result, _ = rendered
-    pages = _pages(server)
-    files = {item["html_file"] for item in result.items}
-    assert len(files) == len(result.items)
-    for item in result.items[:20]:
-        html = read_archived_html(item["html_file"])
-        assert pages[item["canonical_url"]].title.split()[0] in html
-        assert gzip.decompress(Path(item["html_file"]).read_bytes()).startswith(b"\xef\xbb\xbf")
+@pytest.mark.parametrize("mode", ["rendered", "plain"])
+def test_every_record_points_at_its_capture_in_warc_files_warcio_accepts(
+        mode: str, request: pytest.FixtureRequest, server: DemoServer) -> None:
+    """The WARC archive (issue 18): warcio's own check and index accept every file; each record's warc_offset is
+    its page's response record in the index, and the capture holds the bytes the server sent."""
+    result, _ = request.getfixturevalue(mode)
+    files = sorted((result.archive / "warc").glob("*.warc.gz"))
+    assert files and {item["warc_file"] for item in result.items} <= {str(path) for path in files}
+    responses: dict[tuple[str, int], tuple[int, str]] = {}
+    for path in files:
+        assert subprocess.run([WARCIO, "check", str(path)], capture_output=True, timeout=120).returncode == 0
+        index = subprocess.run([WARCIO, "index", "-f", "offset,length,warc-type,warc-target-uri", str(path)],
+                               capture_output=True, text=True, timeout=120, check=True).stdout
+        for entry in map(json.loads, index.splitlines()):
+            if entry["warc-type"] == "response":
+                responses[(str(path), int(entry["offset"]))] = (int(entry["length"]), entry["warc-target-uri"])
+    assert len(responses) == len(result.items) == result.stats["archive/warc/captures"]
+    pages = {server.url + path: page for site in server.sites for path, page in site.pages.items()}
+    for item in result.items:
+        assert responses[(item["warc_file"], item["warc_offset"])] == (item["warc_length"], item["final_url"])
+        assert item["html_file"] is None and item["fetch_ms"] is not None
+    for item in result.items[:10]:
+        archived = capture(item)
+        assert archived.body == pages[item["canonical_url"]].body_bytes and archived.http.status == 200
+        assert (archived.screenshot is not None) == (mode == "rendered")
 
 
 def test_jsonl_is_utf8_with_chinese_unescaped(rendered: tuple[CrawlResult, dict[str, int]]) -> None:
@@ -317,7 +334,7 @@ def test_extract_of_an_archived_page_gives_the_crawl_record(mode: str, request: 
     # A full crawl (no crawl state): the first crawl's state, beside its templates, knows every page.
     second = run_crawl(tmp_path, demo_sites(server.url, render=mode == "rendered"),
                        settings={"TEMPLATES_STORE": str(store), "TEMPLATES_LEARN": "False",
-                                 "CRAWL_STATE_ENABLED": "False"})
+                                 "CRAWL_STATE_ENABLED": "False", "ARCHIVE_FORMAT": "files"})
     assert second.returncode == 0, second.log[-3000:]
     chosen = []
     for site in ("en-gazette", "zh-jiangcheng"):  # a list, an article and a cleaned page of each site

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from demo.server import DemoServer
-from tests.crawl_helpers import REPO, needs_chromium, run_crawl
+from tests.crawl_helpers import REPO, needs_chromium, run_crawl, screenshot
 from tests.crawler.test_crawl_demo import demo_sites
 
 pytestmark = [needs_chromium, pytest.mark.browser]
@@ -91,8 +91,8 @@ def test_crawl_survives_a_browser_crash(server: DemoServer, tmp_path: Path) -> N
     assert len(good) >= len(urls) - 4  # at most the pages in flight were lost
     # Pages in flight are rendered again; one whose retry failed too keeps its HTML and says what it lacks.
     for item in good:
-        assert item["screenshot_file"] or {"screenshot_failed", "capture_failed"} & set(item["flags"])
-    assert sum(1 for item in good if item["screenshot_file"]) >= len(good) - 4
+        assert screenshot(item) or {"screenshot_failed", "capture_failed"} & set(item["flags"])
+    assert sum(1 for item in good if screenshot(item)) >= len(good) - 4
 
 
 def test_bad_site_list_stops_with_the_field_named(tmp_path: Path) -> None:

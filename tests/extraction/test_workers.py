@@ -17,6 +17,7 @@ from demo import build_sites
 from extraction.page import Page
 from extraction.process import Context, process
 from extraction.record import Record
+from extraction.warc import read_captures
 from extraction.workers import Outcome, PagePool, WorkersConfig, usable_cpus
 from pipelines.process import ProcessPipeline, worker_handler, worker_settings
 
@@ -137,6 +138,12 @@ def test_workers_are_replaced_after_their_page_budget() -> None:
     assert len(set(pids)) == 3 and pids[0] == pids[1] != pids[2] == pids[3]
 
 
+def _body(record: Record) -> bytes:
+    """Return the page body a record's WARC capture holds."""
+    assert record.warc_file is not None and record.warc_offset is not None
+    return next(read_captures(record.warc_file, record.warc_offset, limit=1)).body
+
+
 def _pipeline(tmp_path: Path, **settings: Any) -> tuple[ProcessPipeline, Any]:
     crawler = get_crawler(settings_dict={"TEMPLATES_ENABLED": False, "ARCHIVE_DIR": str(tmp_path), **settings})
     assert crawler.stats is not None
@@ -160,12 +167,15 @@ def test_pipeline_with_workers_fills_items_like_the_thread_does(tmp_path: Path) 
             one = Record(url=page.url, site=page.site, page=page)
             two = Record(url=page.url, site=page.site, page=Page(page.body, page.url, site=page.site))
             one, two = asyncio.run(_through(threaded, one)), asyncio.run(_through(pooled, two))
-            assert one.html_file and two.html_file and Path(one.html_file).name == Path(two.html_file).name
-            assert {**one.as_dict(), "html_file": None} == {**two.as_dict(), "html_file": None}
+            # Each process writes WARC files of its own: the same capture, in two files.
+            assert one.warc_file and two.warc_file and one.warc_file != two.warc_file
+            assert _body(one) == _body(two) == page.body
+            where = {"warc_file": None, "warc_offset": None, "warc_length": None}
+            assert {**one.as_dict(), **where} == {**two.as_dict(), **where}
             assert one.page is None and two.page is None
     finally:
         pooled.close_pool()
-    same = ("extract/stack", "pagetype/article", "pagetype/list", "archive/html/written", "blocks/kept")
+    same = ("extract/stack", "pagetype/article", "pagetype/list", "archive/warc/captures", "blocks/kept")
     assert {k: threaded_stats.get_value(k) for k in same} == {k: pooled_stats.get_value(k) for k in same}
 
 
@@ -176,7 +186,7 @@ def test_pipeline_keeps_a_page_whose_worker_died(tmp_path: Path) -> None:
     assert pipeline.pool is not None
     pipeline.pool.stop()  # no worker left: every page fails, and is archived by the crawl itself
     item = asyncio.run(_through(pipeline, Record(url="http://a.test/", page=Page(b"<p>kept</p>", "http://a.test/"))))
-    assert item.error == "extract_failed" and item.html_file and Path(item.html_file).exists()
+    assert item.error == "extract_failed" and _body(item) == b"<p>kept</p>"
     assert stats.get_value("extract/error/failed") == 1
 
 

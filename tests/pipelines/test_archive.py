@@ -8,6 +8,7 @@ import pytest
 
 from extraction.page import Page
 from extraction.record import EXPORT_FIELDS, Record
+from extraction.warc import read_captures
 from pipelines.archive import ContentStore, PageArchive, html_archive_bytes, read_archived_html
 
 
@@ -37,9 +38,10 @@ def test_archived_html_keeps_chinese_and_overrides_stale_meta(tmp_path: Path) ->
     assert read_archived_html(path) == html
 
 
-def _archive(folder: Path) -> tuple[PageArchive, Counter[str]]:
+def _archive(folder: Path, archive_format: str = "files") -> tuple[PageArchive, Counter[str]]:
     counts: Counter[str] = Counter()
-    archive = PageArchive.from_settings({"ARCHIVE_DIR": str(folder)}, lambda key, n: counts.update({key: n}))
+    archive = PageArchive.from_settings({"ARCHIVE_DIR": str(folder), "ARCHIVE_FORMAT": archive_format},
+                                        lambda key, n: counts.update({key: n}))
     assert archive is not None
     return archive, counts
 
@@ -73,7 +75,7 @@ def test_rendered_dom_is_archived_beside_the_fetched_html(tmp_path: Path) -> Non
     Page(b"<p>x</p>", "http://a.test/x.png", "image/png", screenshot=b"\x89PNG fake"),
     Page.from_text(" ", "http://a.test/blank", screenshot=b"\x89PNG fake"),
 ], ids=["pdf", "blank", "declared-image", "blank-rendered"])
-def test_refused_page_is_not_archived(tmp_path: Path, page: Page) -> None:
+def test_refused_page_is_not_archived_as_files(tmp_path: Path, page: Page) -> None:
     archive, counts = _archive(tmp_path)
     record = Record(url=page.url)
     archive.keep(page, record)
@@ -101,8 +103,41 @@ def test_archive_can_be_switched_off() -> None:
     assert PageArchive.from_settings({"ARCHIVE_ENABLED": "false"}) is None
 
 
+def test_warc_is_the_default_and_keeps_refused_pages_too(tmp_path: Path) -> None:
+    """Every fetched response goes to the WARC archive, a PDF too: the record says why it was not extracted."""
+    counts: Counter[str] = Counter()
+    archive = PageArchive.from_settings({"ARCHIVE_DIR": str(tmp_path)}, lambda key, n: counts.update({key: n}))
+    assert archive is not None and archive.warc is not None and archive.store is None
+    for body, url in ((b"<p>x</p>", "http://a.test/"), (b"%PDF-1.7 binary", "http://a.test/x.pdf")):
+        record = Record(url=url, final_url=url)
+        archive.keep(Page(body, url), record)
+        assert record.warc_file and Path(record.warc_file).parent == tmp_path / "warc"
+        assert record.html_file is None and record.warc_offset is not None and record.warc_length
+        assert next(read_captures(record.warc_file, record.warc_offset, limit=1)).body == body
+    archive.close()
+    assert counts["archive/warc/captures"] == 2 and counts["archive/warc/bytes"] > 0
+
+
+def test_a_disk_that_refuses_the_warc_loses_no_record(tmp_path: Path) -> None:
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("a file where the archive folder should be")
+    counts: Counter[str] = Counter()
+    archive = PageArchive.from_settings({"ARCHIVE_DIR": str(blocker)}, lambda key, n: counts.update({key: n}))
+    assert archive is not None
+    record = Record(url="http://a.test/")
+    archive.keep(Page(b"<p>x</p>", "http://a.test/"), record)
+    assert record.warc_file is None and "archive_failed" in record.flags and counts["archive/error"] == 1
+
+
+@pytest.mark.parametrize(("name", "value"), [("ARCHIVE_FORMAT", "zip"), ("ARCHIVE_WARC_MAX_SIZE", 0),
+                                             ("ARCHIVE_WARC_PREFIX", "a/b")])
+def test_bad_archive_setting_names_itself(name: str, value: object) -> None:
+    with pytest.raises(ValueError, match=name):
+        PageArchive.from_settings({name: value})
+
+
 def test_internal_fields_are_not_exported() -> None:
     assert "page" not in EXPORT_FIELDS
     assert {"url", "canonical_url", "site", "fetched_at", "status", "final_url", "encoding", "title",
-            "html_file", "screenshot_file", "page_type", "text", "extraction_method", "lang",
-            "error"} <= set(EXPORT_FIELDS)
+            "html_file", "screenshot_file", "warc_file", "warc_offset", "page_type", "text", "extraction_method",
+            "lang", "error"} <= set(EXPORT_FIELDS)

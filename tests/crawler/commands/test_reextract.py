@@ -1,0 +1,95 @@
+"""`scrapy reextract`: a crawl's WARC archive in, the records the crawl writes out."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+import pytest
+
+from demo.server import DemoServer
+from extraction.page import Page
+from extraction.record import Record, schema
+from extraction.warc import WarcWriter
+from tests.crawl_helpers import REPO, needs_chromium, run_crawl
+from tests.crawler.test_crawl_demo import demo_sites
+
+
+def _run(*args: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "scrapy", "reextract", *args], cwd=REPO, capture_output=True,
+                          text=True, timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def _records(path: Path) -> list[dict[str, Any]]:
+    records = [json.loads(line) for line in path.read_text(encoding="utf-8").split("\n") if line]
+    for record in records:
+        jsonschema.validate(record, schema())
+    return records
+
+
+def _archive(folder: Path, pages: list[tuple[str, bytes]]) -> list[Path]:
+    writer = WarcWriter(folder)
+    for url, body in pages:
+        writer.write(Page(body, url, "text/html"), Record(url=url, canonical_url=url, final_url=url, status=200))
+    writer.close()
+    return writer.files
+
+
+def test_exit_status_and_a_cut_file(tmp_path: Path) -> None:
+    assert _run().returncode == 2  # usage: no WARC given
+    assert _run(str(tmp_path / "nothing-here")).returncode == 2
+    (tmp_path / "empty").mkdir()
+    assert _run(str(tmp_path / "empty")).returncode == 2
+    article = b"<html><body><article><p>" + b"A sentence of the article, long enough to be text. " * 20 + \
+        b"</p></article></body></html>"
+    files = _archive(tmp_path / "warc", [("http://a.test/1", article), ("http://a.test/2", b"%PDF-1.7 binary"),
+                                         ("http://a.test/3", article.replace(b"article", b"story"))])
+    data = files[0].read_bytes()
+    files[0].write_bytes(data[:-30])  # a crawl killed while writing its last capture
+    out = tmp_path / "out.jsonl"
+    done = _run(str(tmp_path / "warc"), "-o", str(out), "-s", "TEMPLATES_ENABLED=False")
+    assert done.returncode == 0, done.stderr
+    records = _records(out)
+    assert [(r["url"], r["error"]) for r in records] == [("http://a.test/1", None), ("http://a.test/2", "not_html")]
+    assert records[0]["warc_file"] == str(files[0]) and records[0]["change"] == "new"
+    assert "A sentence of the article" in records[0]["text"]
+    assert "cut short" in done.stderr or "ends inside a capture" in done.stderr
+    progress = [line for line in done.stderr.splitlines() if "Re-extracting:" in line]
+    assert progress and "pages 2, failed 1" in progress[-1]  # a plain line (no terminal), with the rate
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[DemoServer]:
+    with DemoServer() as running:
+        yield running
+
+
+@needs_chromium
+@pytest.mark.browser
+def test_reextract_of_a_crawl_gives_its_records(server: DemoServer, tmp_path: Path) -> None:
+    """A crawl's WARC files re-extracted with the template store it used (frozen in both: the crawl applies the
+    store a first crawl learned, as reextract does) give every record the crawl wrote, field for field: rendered
+    (DOM-read pages, screenshots) and plain."""
+    first = run_crawl(tmp_path, demo_sites(server.url, render=False), name="learn")
+    assert first.returncode == 0, first.log[-3000:]
+    store = str(first.archive.parent / "templates_db")
+    for render in (True, False):
+        crawl = run_crawl(tmp_path, demo_sites(server.url, render=render), name=f"frozen-{render}",
+                          settings={"TEMPLATES_STORE": store, "TEMPLATES_LEARN": "False",
+                                    "CRAWL_STATE_ENABLED": "False"})
+        assert crawl.returncode == 0, crawl.log[-3000:]
+        out = tmp_path / f"re-{render}.jsonl"
+        done = _run(str(crawl.archive / "warc"), "-o", str(out), "-s", f"TEMPLATES_STORE={store}")
+        assert done.returncode == 0, done.stderr[-3000:]
+        again = {record["url"]: record for record in _records(out)}
+        assert len(again) == len(crawl.items) == 100
+        for item in crawl.items:
+            assert again[item["url"]] == item, item["url"]
+        if render:
+            assert sum(item["text_source"] == "rendered" for item in crawl.items) == 8  # the DOM-read pages
+        assert sum(bool(item["template_cleaning"]) for item in crawl.items) >= 90

@@ -1,0 +1,153 @@
+"""The WARC archive: captures written and read back, what warcio's own tools say of them, rotation, cut files."""
+
+from __future__ import annotations
+
+import gzip
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from extraction.page import HttpExchange, Page
+from extraction.record import Record
+from extraction.warc import SCREENSHOT_URN, WarcWriter, original_headers, read_captures, stored_headers, warc_date
+
+WARCIO = str(Path(sys.executable).parent / "warcio")
+BODY = "<html><head><title>江城日报</title></head><body><p>记者周一从市统计局了解到。</p></body></html>".encode("gbk")
+PNG = b"\x89PNG\r\n\x1a\nfake image bytes"
+
+
+def _page(url: str = "http://news.example/a/1.html", rendered: str | None = "<html><body>DOM</body></html>",
+          screenshot: bytes | None = PNG) -> Page:
+    page = Page(BODY, url, "text/html", screenshot=screenshot, site="news")
+    page.rendered = rendered
+    page.listed_date = "2026-11-20"
+    page.http = HttpExchange(
+        status=200, protocol="HTTP/1.1", ip_address="127.0.0.1",
+        headers=(("Content-Type", "text/html"), ("Content-Encoding", "gzip"), ("Transfer-Encoding", "chunked"),
+                 ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("Content-Length", "12")),
+        request_headers=(("User-Agent", "newscorpus/test"), ("Accept-Encoding", "gzip")))
+    return page
+
+
+def _record(url: str = "http://news.example/a/1.html") -> Record:
+    record = Record(url=url + "?utm=x", canonical_url=url, final_url=url, site="news",
+                    fetched_at="2026-11-25T10:00:00+00:00", status=200, depth=2, fetch_ms=120, render_ms=900,
+                    rendered=True, page_height=3000, screenshot_height=2560, flags=["load_timeout"])
+    record.crawl["url"] = url
+    record.crawl["listed"] = True
+    record.crawl["redirect_urls"] = [url.replace("/a/", "/old/")]
+    return record
+
+
+def _warcio(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([WARCIO, *args], capture_output=True, text=True, timeout=60)
+
+
+def test_a_capture_reads_back_whole_and_warcio_checks_and_indexes_it(tmp_path: Path) -> None:
+    writer = WarcWriter(tmp_path, "test", info={"settings": {"ARCHIVE_DIR": "x"}, "robots": "obey"})
+    location = writer.write(_page(), _record())
+    writer.close()
+    capture = next(read_captures(location.file))
+    assert capture.location == location and capture.url == "http://news.example/a/1.html"
+    assert capture.body == BODY and capture.content_type == "text/html"
+    assert capture.rendered == "<html><body>DOM</body></html>" and capture.screenshot == PNG
+    assert capture.http.status == 200 and capture.http.ip_address == "127.0.0.1" and capture.http.method == "GET"
+    assert capture.http.headers == tuple(h for h in _page().http.headers)  # type: ignore[union-attr]
+    assert ("User-Agent", "newscorpus/test") in capture.http.request_headers
+    assert capture.date == "2026-11-25T10:00:00Z"
+    record = capture.record()
+    expected = _record()
+    for name in ("url", "canonical_url", "final_url", "site", "fetched_at", "status", "depth", "fetch_ms",
+                 "render_ms", "rendered", "page_height", "screenshot_height", "flags"):
+        assert getattr(record, name) == getattr(expected, name), name
+    assert record.crawl == {"url": expected.crawl["url"], "listed": True}
+    assert (record.warc_file, record.warc_offset, record.warc_length) == (location.file, location.offset,
+                                                                           location.length)
+    page = capture.page()
+    assert page.text == _page().text and page.site == "news" and page.listed_date == "2026-11-20"
+
+    assert _warcio("check", "-v", location.file).returncode == 0
+    index = [json.loads(line) for line in _warcio("index", "-f", "offset,length,warc-type,warc-target-uri",
+                                                  location.file).stdout.splitlines()]
+    assert [entry["warc-type"] for entry in index] == ["warcinfo", "response", "request", "conversion", "resource",
+                                                       "metadata"]
+    response = index[1]
+    assert (int(response["offset"]), int(response["length"])) == (location.offset, location.length)
+    assert index[4]["warc-target-uri"] == SCREENSHOT_URN + "http://news.example/a/1.html"
+    # The payload as any WARC reader decodes it is the body the extraction read: nothing says it is gzipped.
+    payload = subprocess.run([WARCIO, "extract", "--payload", location.file, str(location.offset)],
+                             capture_output=True, timeout=60).stdout
+    assert payload == BODY
+    headers = _warcio("extract", "--headers", location.file, str(location.offset)).stdout
+    assert "X-Crawler-Content-Encoding: gzip" in headers and "X-Crawler-Transfer-Encoding: chunked" in headers
+    assert f"Content-Length: {len(BODY)}" in headers and "\nContent-Encoding" not in headers
+    warcinfo = _warcio("extract", location.file, "0").stdout
+    assert "WARC-Type: warcinfo" in warcinfo and 'settings: {"ARCHIVE_DIR": "x"}' in warcinfo
+
+
+def test_header_rewriting_round_trips() -> None:
+    received = (("Content-Encoding", "br"), ("content-length", "10"), ("X-Other", "1"))
+    stored = stored_headers(received, 42)
+    assert stored == [("X-Crawler-Content-Encoding", "br"), ("X-Crawler-content-length", "10"), ("X-Other", "1"),
+                      ("Content-Length", "42")]
+    assert original_headers(stored) == (("Content-Encoding", "br"), ("content-length", "10"), ("X-Other", "1"))
+
+
+def test_a_page_without_exchange_or_render_is_a_response_and_its_metadata(tmp_path: Path) -> None:
+    """What the crawl's process archives for a page whose worker died: no DOM, no screenshot."""
+    writer = WarcWriter(tmp_path)
+    page = Page(b"<p>x</p>", "http://a.test/", "text/html")
+    location = writer.write(page, Record(url="http://a.test/", status=200))
+    capture = next(read_captures(location.file))
+    assert capture.body == b"<p>x</p>" and capture.rendered is None and capture.screenshot is None
+    assert capture.http.header("content-type") == "text/html"
+    assert _warcio("check", location.file).returncode == 0
+
+
+def test_files_rotate_by_size_and_never_split_a_capture(tmp_path: Path) -> None:
+    writer = WarcWriter(tmp_path, "rot", max_size=3000)
+    locations = [writer.write(_page(f"http://news.example/a/{n}.html"), _record(f"http://news.example/a/{n}.html"))
+                 for n in range(6)]
+    writer.close()
+    files = sorted(tmp_path.glob("rot-*.warc.gz"))
+    assert len(files) == len(writer.files) >= 3
+    read = [capture.url for path in files for capture in read_captures(path)]
+    assert read == [f"http://news.example/a/{n}.html" for n in range(6)]
+    assert {Path(location.file) for location in locations} == set(files)
+    for path in files:
+        assert _warcio("check", str(path)).returncode == 0
+        with gzip.open(path) as handle:
+            assert handle.read(200).startswith(b"WARC/1.1\r\nWARC-Type: warcinfo")
+
+
+@pytest.mark.parametrize("cut", ["inside-the-last-capture", "after-its-response"])
+def test_a_file_cut_by_a_kill_yields_its_whole_captures(tmp_path: Path, cut: str,
+                                                       caplog: pytest.LogCaptureFixture) -> None:
+    writer = WarcWriter(tmp_path)
+    locations = [writer.write(_page(f"http://news.example/a/{n}.html"), _record(f"http://news.example/a/{n}.html"))
+                 for n in range(3)]
+    writer.close()
+    path = Path(locations[-1].file)
+    data = path.read_bytes()
+    last = locations[-1]
+    end = last.offset + last.length + (40 if cut == "after-its-response" else -40)
+    path.write_bytes(data[:end])
+    assert [capture.url for capture in read_captures(path)] == [f"http://news.example/a/{n}.html" for n in range(2)]
+    assert "WARC file" in caplog.text
+
+
+def test_reading_from_an_offset_gives_that_capture(tmp_path: Path) -> None:
+    writer = WarcWriter(tmp_path)
+    locations = [writer.write(_page(f"http://news.example/a/{n}.html"), _record(f"http://news.example/a/{n}.html"))
+                 for n in range(3)]
+    second = next(read_captures(locations[1].file, locations[1].offset, limit=1))
+    assert second.url == "http://news.example/a/1.html" and second.location == locations[1]
+
+
+def test_warc_dates() -> None:
+    assert warc_date("2026-11-25T10:00:00+01:00") == "2026-11-25T09:00:00Z"
+    assert warc_date("2026-11-25T10:00:00.250000") == "2026-11-25T10:00:00.250000Z"
+    assert warc_date("not a date").endswith("Z")

@@ -1,15 +1,24 @@
-"""Writes the crawl's final stats to a JSON file (STATS_FILE), for scheduled crawls and tests."""
+"""The crawl's own extensions: the final stats as JSON (STATS_FILE), the crawl report (REPORT_*) and the periodic
+progress line (pages per second, each site's budget left)."""
 
 from __future__ import annotations
 
 import json
 import logging
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any, ClassVar
 
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
+
+from extraction.config import ComponentConfig
+from extraction.record import Record
 
 logger = logging.getLogger(__name__)
 
@@ -38,3 +47,135 @@ class StatsFileExtension:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self.path.write_text(json.dumps(stats, default=str, indent=1, sort_keys=True), encoding="utf-8")
         logger.info("Stats written to %s", self.path)
+
+
+@dataclass(frozen=True)
+class ReportConfig(ComponentConfig):
+    """REPORT_* settings."""
+
+    prefix: ClassVar[str] = "REPORT"
+    enabled: bool = True  # off: no report at the end of the crawl (``scrapy report`` makes one later)
+    # Where the report goes; %(name)s is the spider's name and %(time)s the crawl's start time, as in feed URIs.
+    # Empty: <ARCHIVE_DIR>/%(name)s-%(time)s.report.html, beside the default feed file.
+    file: str = ""
+
+
+class CrawlReportExtension:
+    """Adds every exported record to a :class:`~crawler.report.CrawlSummary` and writes the crawl report (one
+    HTML page: ``crawler.report``) when the crawl ends, from the records, the stats and the template store."""
+
+    def __init__(self, crawler: Crawler, config: ReportConfig) -> None:
+        from crawler.report import CrawlSummary  # matplotlib is loaded by the report only
+
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats: StatsCollector = crawler.stats
+        self.config = config
+        self.summary = CrawlSummary()
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> CrawlReportExtension:
+        config = ReportConfig.from_settings(crawler.settings)
+        if not config.enabled:
+            raise NotConfigured("REPORT_ENABLED is off")
+        extension = cls(crawler, config)
+        crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
+        # After StatsFileExtension (EXTENSIONS order): the report shows the stats the stats file holds.
+        crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        return extension
+
+    def item_scraped(self, item: Any) -> None:
+        """Count an exported record (a Record's attributes are read in place, not copied)."""
+        if isinstance(item, Record):
+            self.summary.add(vars(item))
+        elif isinstance(item, Mapping):
+            self.summary.add(item)
+
+    def path(self) -> Path:
+        """Return the report's path (REPORT_FILE with %(name)s and %(time)s filled in)."""
+        spider = self.crawler.spider
+        started = self.stats.get_value("start_time")
+        stamp = (started if isinstance(started, datetime) else datetime.now(UTC)).strftime("%Y-%m-%dT%H-%M-%S")
+        pattern = self.config.file or str(Path(self.crawler.settings.get("ARCHIVE_DIR") or "output")
+                                          / "%(name)s-%(time)s.report.html")
+        return Path(pattern % {"name": getattr(spider, "name", "crawl"), "time": stamp})
+
+    def spider_closed(self, reason: str) -> None:
+        from crawler.report import write_report
+
+        stats = dict(self.stats.get_stats())
+        stats.setdefault("finish_reason", reason)
+        name = getattr(self.crawler.spider, "name", "crawl")
+        started = stats.get("start_time")
+        title = f"Crawl report: {name}" + (f", started {started:%Y-%m-%d %H:%M} UTC"
+                                           if isinstance(started, datetime) else "")
+        try:
+            path = write_report(self.path(), self.summary, stats, self.crawler.settings.get("TEMPLATES_STORE"),
+                                title)
+        except Exception as exc:  # the crawl's outputs are written; a report that fails must not hide them
+            logger.error("The crawl report could not be written: %s", exc, exc_info=True)
+            return
+        logger.info("Crawl report written to %s (%d records)", path, self.summary.records)
+
+
+class CrawlProgressExtension:
+    """Logs every LOGSTATS_INTERVAL seconds (Scrapy's, 60 by default) the pages fetched and records exported with
+    their rate (over the last interval and the whole crawl) and each site's page budget left (``max_pages`` less
+    the pages scheduled; the sites with the most pages first, the rest counted)."""
+
+    SITES_SHOWN = 5
+
+    def __init__(self, crawler: Crawler, interval: float) -> None:
+        assert crawler.stats is not None
+        self.crawler = crawler
+        self.stats: StatsCollector = crawler.stats
+        self.interval = interval
+        self.task: Any = None
+        self.started = 0.0
+        self.last = (0.0, 0)  # (time, pages) at the last line
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> CrawlProgressExtension:
+        interval = crawler.settings.getfloat("LOGSTATS_INTERVAL")
+        if not interval:
+            raise NotConfigured("LOGSTATS_INTERVAL is 0")
+        extension = cls(crawler, interval)
+        crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
+        return extension
+
+    def spider_opened(self) -> None:
+        from twisted.internet import task
+
+        self.started = time.monotonic()
+        self.last = (self.started, 0)
+        self.task = task.LoopingCall(self.log)
+        self.task.start(self.interval, now=False)
+
+    def spider_closed(self) -> None:
+        if self.task is not None and self.task.running:
+            self.task.stop()
+
+    def line(self) -> str:
+        """Return the progress line."""
+        now = time.monotonic()
+        pages = int(self.stats.get_value("crawl/page", 0) or 0)
+        records = int(self.stats.get_value("item_scraped_count", 0) or 0)
+        since, before = self.last
+        self.last = (now, pages)
+        recent = (pages - before) / (now - since) if now > since else 0.0
+        overall = pages / (now - self.started) if now > self.started else 0.0
+        text = (f"Progress: {pages} pages fetched ({recent:.1f} pages/s in the last {now - since:.0f} s, "
+                f"{overall:.1f} overall), {records} records exported")
+        budget = getattr(self.crawler.spider, "budget", None)
+        if callable(budget):
+            sites = sorted(budget().items(), key=lambda item: (-item[1][0], item[0]))
+            full = sum(1 for _, (scheduled, limit) in sites if scheduled >= limit)
+            shown = ", ".join(f"{name} {max(0, limit - scheduled)}/{limit}"
+                              for name, (scheduled, limit) in sites[:self.SITES_SHOWN])
+            more = f" (+{len(sites) - self.SITES_SHOWN} more)" if len(sites) > self.SITES_SHOWN else ""
+            text += f"; page budget left per site: {shown}{more}; {full} of {len(sites)} sites at max_pages"
+        return text
+
+    def log(self) -> None:
+        logger.info("%s", self.line())

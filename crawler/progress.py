@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import sys
 import time
 from types import TracebackType
@@ -26,6 +27,7 @@ from tqdm.contrib.logging import logging_redirect_tqdm
 logger = logging.getLogger(__name__)
 
 PLAIN_EVERY_SECONDS = 10.0  # between plain progress lines (no terminal)
+FALLBACK_COLUMNS, FALLBACK_ROWS = 100, 40  # the size of a terminal that reports none (tqdm hides bars without)
 
 
 def duration(seconds: float) -> str:
@@ -64,13 +66,22 @@ class Progress:
         except (AttributeError, ValueError):  # a closed or unusual stream
             return False
 
+    def _columns(self) -> int:
+        try:
+            return os.get_terminal_size(self.stream.fileno()).columns
+        except (AttributeError, OSError, ValueError):  # not a real file (a test's stream)
+            return 0
+
     def __enter__(self) -> Progress:
         if self.terminal:
             self._redirect = contextlib.ExitStack()
             self._redirect.enter_context(logging_redirect_tqdm())
             scaled = self.unit == "B"
+            width = self._columns()  # a terminal that reports no size (some ptys) gets a fixed width
+            sized = width > 0
             self._bar = tqdm(total=self.total, desc=self.description, unit="B" if scaled else f" {self.unit}s",
-                             file=self.stream, dynamic_ncols=True, smoothing=0.05, unit_scale=scaled,
+                             file=self.stream, dynamic_ncols=sized, ncols=None if sized else FALLBACK_COLUMNS,
+                             nrows=None if sized else FALLBACK_ROWS, smoothing=0.05, unit_scale=scaled,
                              unit_divisor=1024 if scaled else 1000)
         return self
 

@@ -134,7 +134,12 @@ DEFAULT_FEED_URI = "output/%(name)s-%(time)s.jsonl"
 FEED_EXPORT_ENCODING = "utf-8"  # Chinese written as is, not \u escapes
 FEED_EXPORT_FIELDS = EXPORT_FIELDS
 
-EXTENSIONS = {"crawler.extensions.StatsFileExtension": 500}
+EXTENSIONS = {
+    "crawler.extensions.StatsFileExtension": 500,
+    "crawler.extensions.CrawlReportExtension": 510,  # after the stats file: the report shows the same stats
+    "crawler.extensions.CrawlProgressExtension": 520,
+}
 STATS_FILE = ""  # path: the final stats as JSON (for scheduled crawls, monitoring, tests)
+# REPORT_ENABLED, REPORT_FILE: defaults in crawler/extensions.py (ReportConfig); README "The crawl report".
 
 LOG_LEVEL = "INFO"

@@ -442,6 +442,11 @@ class NewsSitesSpider(Spider):
             record.crawl["listed"] = True
         return record
 
+    def budget(self) -> dict[str, tuple[int, int]]:
+        """Return per site (pages scheduled in this run, its max_pages): what CrawlProgressExtension logs."""
+        pages = self._state["pages"]
+        return {site.name: (pages.get(site.name, 0), site.max_pages) for site in self.site_list.sites}
+
     # -- for the state pipeline --
 
     def canonical(self, site_name: str, url: str) -> str | None:

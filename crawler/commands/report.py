@@ -1,0 +1,97 @@
+"""``scrapy report``: the crawl report (one self-contained HTML page) from a crawl's outputs.
+
+    scrapy report FEED.jsonl... [--stats STATS.json] [--templates STORE] [-o REPORT.html] [--title TITLE]
+
+The records come from the JSONL feeds (several runs of a scheduled crawl give one report), the stats from the
+crawl's STATS_FILE (optional: without it the report is made from the records alone), the template counts from
+the template store (default: the TEMPLATES_STORE setting) and the sampled screenshots from the WARC files (or
+screenshot files) the records name. The same page the crawl writes at its end (REPORT_ENABLED).
+Default output: the first feed's name with ``.report.html`` for ``.jsonl``. Exit status 2 when a feed or the
+stats file cannot be read, 1 when the feeds hold no record.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import logging
+import sys
+from pathlib import Path
+from typing import Any
+
+from scrapy.commands import ScrapyCommand
+from scrapy.exceptions import UsageError
+
+from crawler.progress import Progress
+from crawler.report import CrawlSummary, write_report
+
+logger = logging.getLogger(__name__)
+
+
+def default_output(feed: str) -> Path:
+    """Return the report path beside a feed: ``x.jsonl`` -> ``x.report.html``."""
+    path = Path(feed)
+    stem = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+    return path.with_name(stem + ".report.html")
+
+
+class Command(ScrapyCommand):
+    """Make the crawl report of a crawl's JSONL feeds and stats file."""
+
+    requires_project = True
+    default_settings = {"LOG_LEVEL": "INFO"}
+
+    def syntax(self) -> str:
+        return "[options] FEED.jsonl..."
+
+    def short_desc(self) -> str:
+        return "Write the HTML crawl report of a crawl's JSONL feeds, stats file and template store"
+
+    def add_options(self, parser: argparse.ArgumentParser) -> None:
+        super().add_options(parser)
+        parser.add_argument("-o", "--output", metavar="REPORT.html", help="default: FEED.report.html")
+        parser.add_argument("--stats", metavar="STATS.json", help="the crawl's STATS_FILE")
+        parser.add_argument("--templates", metavar="STORE", help="the template store (default: TEMPLATES_STORE)")
+        parser.add_argument("--title", default=None, help="the report's heading")
+
+    def run(self, args: list[str], opts: argparse.Namespace) -> None:
+        if not args:
+            raise UsageError("give at least one JSONL feed")
+        assert self.settings is not None
+        stats: dict[str, Any] | None = None
+        try:
+            if opts.stats:
+                stats = json.loads(Path(opts.stats).read_text(encoding="utf-8"))
+            sizes = [Path(feed).stat().st_size for feed in args]
+        except (OSError, ValueError) as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            self.exitcode = 2
+            return
+        summary = CrawlSummary()
+        bad = 0
+        with Progress(sum(sizes), "Reading records", unit="B") as progress:
+            for feed in args:
+                with open(feed, "rb") as handle:
+                    for raw in handle:
+                        progress.update(len(raw))
+                        if not raw.strip():
+                            continue
+                        try:
+                            record = json.loads(raw)
+                        except ValueError:
+                            bad += 1  # a line cut by a killed crawl
+                            continue
+                        if isinstance(record, dict):
+                            summary.add(record)
+        if bad:
+            logger.warning("%d lines of %s are not JSON records: left out", bad, ", ".join(args))
+        if not summary.records:
+            print("error: no record in " + " ".join(args), file=sys.stderr)
+            self.exitcode = 1
+            return
+        title = opts.title or "Crawl report: " + ", ".join(Path(feed).name for feed in args[:3]) + \
+            (f" and {len(args) - 3} more" if len(args) > 3 else "")
+        path = write_report(opts.output or default_output(args[0]), summary, stats,
+                            opts.templates or self.settings.get("TEMPLATES_STORE"), title)
+        print(f"Report of {summary.records} records written to {path}")
+        self.exitcode = 0

@@ -1,0 +1,97 @@
+"""The crawl report of a demo crawl, written at its end and by `scrapy report`, opened in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from crawler.render import chromium_path
+from demo.server import DemoServer
+from tests.crawl_helpers import REPO, CrawlResult, needs_chromium, run_crawl
+from tests.crawler.test_crawl_demo import demo_sites
+
+pytestmark = [needs_chromium, pytest.mark.browser]
+
+SECTIONS = ("overview", "sites", "page-types", "errors", "changes", "templates", "text", "languages", "timings",
+            "sample", "all-stats")
+
+
+@pytest.fixture(scope="module")
+def crawl(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CrawlResult]:
+    with DemoServer() as server:
+        result = run_crawl(tmp_path_factory.mktemp("report"), demo_sites(server.url, render=True))
+    assert result.returncode == 0, result.log[-3000:]
+    yield result
+
+
+def _open(path: Path) -> dict[str, Any]:
+    """Open the report in headless Chromium; return what a reader sees of it."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_path(), args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1280, "height": 900})
+            errors: list[str] = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("requestfailed", lambda request: errors.append(request.url))
+            page.goto(path.as_uri(), wait_until="load")
+            seen = page.evaluate("""() => ({
+                sections: [...document.querySelectorAll('section')].map(s => s.id),
+                visible: [...document.querySelectorAll('section')].every(s => s.getBoundingClientRect().height > 0),
+                images: [...document.images].map(i => [i.className, i.complete && i.naturalWidth > 0]),
+                stats: [...document.querySelectorAll('[data-stat]')].map(e => [e.dataset.stat, e.textContent]),
+                height: document.body.scrollHeight,
+            })""")
+            seen["errors"] = errors
+            return dict(seen)
+        finally:
+            browser.close()
+
+
+def _check(seen: dict[str, Any], stats: dict[str, Any]) -> None:
+    assert seen["sections"] == list(SECTIONS) and seen["visible"] and not seen["errors"]
+    assert seen["images"] and all(loaded for _, loaded in seen["images"])
+    assert sum(kind == "plot" for kind, _ in seen["images"]) == 3  # sites, text and languages, timings
+    assert sum(kind == "shot" for kind, _ in seen["images"]) >= 6  # the sample's screenshots, from the WARC files
+    assert len(seen["stats"]) > 20
+    for key, text in seen["stats"]:
+        value = stats[key]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            assert float(text.replace(",", "")) == pytest.approx(value, abs=0.006), key
+        else:
+            assert text == str(value), key
+
+
+def test_the_crawl_writes_its_report_and_its_numbers_are_the_stats(crawl: CrawlResult) -> None:
+    reports = list(crawl.archive.glob("news_sites-*.report.html"))
+    assert len(reports) == 1
+    seen = _open(reports[0])
+    _check(seen, crawl.stats)
+    shown = dict(seen["stats"])
+    assert shown["item_scraped_count"] == "100" and shown["pagetype/article"] == str(crawl.stats["pagetype/article"])
+    for site in ("en-gazette", "zh-jiangcheng"):
+        assert shown[f"crawl/site/{site}"] == str(crawl.stats[f"crawl/site/{site}"])
+
+
+def test_scrapy_report_makes_the_same_report_from_the_outputs(crawl: CrawlResult, tmp_path: Path) -> None:
+    feed, stats = crawl.archive.parent / "items.jsonl", crawl.archive.parent / "stats.json"
+    out = tmp_path / "again.html"
+    done = subprocess.run([sys.executable, "-m", "scrapy", "report", str(feed), "--stats", str(stats), "-o",
+                           str(out), "--templates", str(crawl.archive.parent / "templates_db")],
+                          cwd=REPO, capture_output=True, text=True, timeout=300, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    assert "Report of 100 records" in done.stdout
+    _check(_open(out), json.loads(stats.read_text(encoding="utf-8")))
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("", encoding="utf-8")
+    assert subprocess.run([sys.executable, "-m", "scrapy", "report", str(empty)], cwd=REPO, capture_output=True,
+                          timeout=120).returncode == 1
+    assert subprocess.run([sys.executable, "-m", "scrapy", "report", str(tmp_path / "missing.jsonl")], cwd=REPO,
+                          capture_output=True, timeout=120).returncode == 2

@@ -1,0 +1,51 @@
+"""The crawl report's counts and sample, made one record at a time."""
+
+from __future__ import annotations
+
+from crawler.report import CrawlSummary
+from crawler.report.html import render_report
+from crawler.report.summary import SAMPLE_PER_TYPE
+
+
+def _record(n: int, site: str = "a", page_type: str = "article", **fields: object) -> dict[str, object]:
+    return {"url": f"http://{site}.test/{n}", "site": site, "page_type": page_type, "text": f"text {n}\nline 2",
+            "lang": "en", "change": "new", "fetch_ms": 10 + n, "fetched_at": f"2026-11-25T10:00:{n % 60:02d}+00:00",
+            "error": None, "template_cleaning": {"removed_nodes": 3} if n % 2 else None, **fields}
+
+
+def test_counts_per_site_and_in_all() -> None:
+    summary = CrawlSummary()
+    for n in range(10):
+        summary.add(_record(n))
+    summary.add(_record(10, page_type="list"))
+    summary.add(_record(11, site="b", lang="zh-Hans", duplicate_of="http://a.test/1"))
+    summary.add(_record(12, site="b", text="  "))
+    summary.add(_record(13, site="b", error="http_404", page_type=None))
+    a, b = summary.sites["a"], summary.sites["b"]
+    assert summary.records == 14 and a.records == 11 and b.records == 3
+    assert a.types == {"article": 10, "list": 1} and b.errors == {"http_404": 1} and b.extracted == 2
+    assert summary.total("changes") == {"new": 13, "duplicate": 1}
+    assert b.empty == 1 and b.languages == {"zh-Hans": 1} and a.cleaned == 5
+    assert len(summary.fetch_ms) == 14 and len(summary.text_chars) == 13
+
+
+def test_the_sample_is_bounded_prefers_screenshots_and_is_the_same_each_time() -> None:
+    def sample() -> list[str]:
+        summary = CrawlSummary()
+        for n in range(200):
+            summary.add(_record(n, rendered=n % 7 == 0, warc_file="x.warc.gz", warc_offset=n))
+        assert all(len(items) <= SAMPLE_PER_TYPE for items in summary.sample.values())
+        assert all(item.has_screenshot for item in summary.sample["article"])
+        return [item.url for item in summary.sample["article"]]
+
+    assert sample() == sample()
+
+
+def test_a_report_without_stats_or_screenshots_still_has_every_section() -> None:
+    summary = CrawlSummary()
+    summary.add(_record(1))
+    page = render_report(summary)
+    for section in ("overview", "sites", "page-types", "errors", "changes", "templates", "text", "languages",
+                    "timings", "sample", "all-stats"):
+        assert f'id="{section}"' in page
+    assert "no stats file given" in page and "no screenshot" in page and "<script" not in page

@@ -65,7 +65,7 @@ class CrawlReportExtension:
     HTML page: ``crawler.report``) when the crawl ends, from the records, the stats and the template store."""
 
     def __init__(self, crawler: Crawler, config: ReportConfig) -> None:
-        from crawler.report import CrawlSummary  # matplotlib is loaded by the report only
+        from crawler.report import CrawlSummary
 
         assert crawler.stats is not None
         self.crawler = crawler

@@ -112,13 +112,11 @@ def load_sites(settings: Any) -> SiteList | None:
         return None
 
 
-def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
-    """Return a read-only library for ``site`` when the store holds templates for it, else None.
-
-    Never raises for the store: a missing store, an unknown site or bad TEMPLATES_* settings
-    give None (logged; an unusable store or bad settings as one warning).
-    """
-    if site is None or not settings.getbool("TEMPLATES_ENABLED", True):
+def frozen_library(settings: Any) -> TemplateLibrary | None:
+    """Return the template library of the settings, read only: nothing is learned and a missing store is not
+    created. Never raises for the store: a missing store or bad TEMPLATES_* settings give None (logged; an
+    unusable store or bad settings as one warning)."""
+    if not settings.getbool("TEMPLATES_ENABLED", True):
         return None
     try:
         config = TemplatesConfig.from_settings(settings, learn=False)
@@ -130,13 +128,22 @@ def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
         return None
     library = TemplateLibrary.open(config)  # an unusable store: one warning, a library without store
     if not library.available:
+        library.close()
+        return None
+    return library
+
+
+def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
+    """Return a read-only library for ``site`` when the store holds templates for it, else None."""
+    library = frozen_library(settings) if site is not None else None
+    if library is None or site is None:
         return None
     if not library.templates(site):
-        logger.info("Site %s has no templates in %s: extracting without templates", site, config.store)
+        logger.info("Site %s has no templates in %s: extracting without templates", site, library.config.store)
         library.close()
         return None
     logger.info("Template cleaning with %d templates of site %s (%s)", len(library.templates(site)), site,
-                config.store)
+                library.config.store)
     return library
 
 

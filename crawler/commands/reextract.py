@@ -30,9 +30,8 @@ from typing import IO
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
-from scrapy.settings import BaseSettings
 
-from crawler.commands.extract import find_pages
+from crawler.commands.extract import find_pages, frozen_library
 from crawler.progress import Progress
 from crawler.sitetypes import StoredHints
 from extraction.dedup import DedupConfig, DuplicateIndex, Fingerprint, deduplicate, fingerprint
@@ -41,32 +40,10 @@ from extraction.process import Context
 from extraction.record import Record
 from extraction.warc import Capture, read_captures
 from pipelines.process import PageHandler
-from templates_db.library import TemplateLibrary, TemplatesConfig
-from templates_db.store import store_exists
 
 logger = logging.getLogger(__name__)
 
 WARC_SUFFIXES = (".warc", ".warc.gz")
-
-
-def frozen_library(settings: BaseSettings) -> TemplateLibrary | None:
-    """Return the template library of the settings, read only (None when off, missing or unusable)."""
-    if not settings.getbool("TEMPLATES_ENABLED", True):
-        return None
-    try:
-        config = TemplatesConfig.from_settings(settings, learn=False)
-    except ValueError as exc:
-        logger.warning("Template settings unusable, extracting without templates: %s", exc)
-        return None
-    if not store_exists(config.store):
-        logger.info("No template store at %s: extracting without templates", config.store)
-        return None
-    library = TemplateLibrary.open(config)  # an unusable store: one warning, a library without store
-    if not library.available:
-        library.close()
-        return None
-    logger.info("Templates and page-type votes from %s (frozen)", config.store)
-    return library
 
 
 class Reextractor:
@@ -122,6 +99,8 @@ class Command(ScrapyCommand):
             return
         assert self.settings is not None
         library = None if opts.no_templates else frozen_library(self.settings)
+        if library is not None:
+            logger.info("Templates and page-type votes from %s (frozen)", library.config.store)
         try:
             context = Context.from_settings(self.settings, templates=library)
         except ModelError as exc:

@@ -13,7 +13,6 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from crawler.report.html import render_report
 from crawler.report.summary import CrawlSummary, Sampled
 from extraction.warc import read_captures
 from templates_db.sqlite import DatabaseError
@@ -55,6 +54,8 @@ def template_counts(location: str | None, sites: list[str]) -> dict[str, int] | 
 def write_report(path: str | Path, summary: CrawlSummary, stats: Mapping[str, Any] | None,
                  templates_store: str | None = None, title: str = "Crawl report") -> Path:
     """Write the report to ``path`` (atomically); return the path."""
+    from crawler.report.html import render_report  # matplotlib: loaded when a report is made, not by every crawl
+
     page = render_report(summary, stats, template_counts(templates_store, list(summary.sites)), load_screenshot,
                          title)
     target = Path(path)

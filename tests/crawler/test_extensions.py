@@ -1,0 +1,60 @@
+"""The crawl's extensions: the progress line, the report's path and settings."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+import pytest
+from scrapy.exceptions import NotConfigured
+from scrapy.utils.test import get_crawler
+
+from crawler.extensions import CrawlProgressExtension, CrawlReportExtension
+from extraction.record import Record
+
+
+class _Spider:
+    name = "news_sites"
+
+    def budget(self) -> dict[str, tuple[int, int]]:
+        return {"small": (200, 200), "big": (120, 500), "mid": (80, 300)}
+
+
+def _crawler(**settings: Any) -> Any:
+    crawler = get_crawler(settings_dict=settings)
+    assert crawler.stats is not None
+    crawler.stats.open_spider()
+    crawler.spider = _Spider()  # type: ignore[assignment]
+    return crawler
+
+
+def test_the_progress_line_has_the_rates_and_each_sites_budget_left() -> None:
+    crawler = _crawler()
+    extension = CrawlProgressExtension(crawler, 60.0)
+    extension.started = extension.last[0] - 30.0  # the crawl began 30 s ago
+    extension.last = (extension.started, 0)
+    crawler.stats.set_value("crawl/page", 300)
+    crawler.stats.set_value("item_scraped_count", 290)
+    line = extension.line()
+    assert line.startswith("Progress: 300 pages fetched (")
+    assert "pages/s in the last" in line and "overall), 290 records exported" in line
+    assert "page budget left per site: small 0/200, big 380/500, mid 220/300; 1 of 3 sites at max_pages" in line
+
+
+def test_progress_off_with_logstats_interval_zero() -> None:
+    with pytest.raises(NotConfigured):
+        CrawlProgressExtension.from_crawler(get_crawler(settings_dict={"LOGSTATS_INTERVAL": 0}))
+
+
+def test_the_report_goes_beside_the_default_feed_unless_told(tmp_path: Any) -> None:
+    crawler = _crawler(ARCHIVE_DIR=str(tmp_path))
+    crawler.stats.set_value("start_time", datetime(2026, 11, 25, 7, 5, 9, tzinfo=UTC))
+    extension = CrawlReportExtension.from_crawler(crawler)
+    assert extension.path() == tmp_path / "news_sites-2026-11-25T07-05-09.report.html"
+    extension.item_scraped(Record(url="http://a.test/", site="a", page_type="article", text="x"))
+    assert extension.summary.records == 1
+    told = CrawlReportExtension.from_crawler(_crawler(REPORT_FILE=str(tmp_path / "r-%(time)s.html")))
+    told.stats.set_value("start_time", datetime(2026, 11, 25, 7, 5, 9, tzinfo=UTC))
+    assert told.path() == tmp_path / "r-2026-11-25T07-05-09.html"
+    with pytest.raises(NotConfigured):
+        CrawlReportExtension.from_crawler(get_crawler(settings_dict={"REPORT_ENABLED": False}))

@@ -30,6 +30,11 @@ PLAIN_EVERY_SECONDS = 10.0  # between plain progress lines (no terminal)
 FALLBACK_COLUMNS, FALLBACK_ROWS = 100, 40  # the size of a terminal that reports none (tqdm hides bars without)
 
 
+def _console(handler: logging.Handler) -> bool:
+    """Whether ``handler`` writes to the terminal (the one tqdm's redirect replaces)."""
+    return isinstance(handler, logging.StreamHandler) and getattr(handler, "stream", None) in (sys.stdout, sys.stderr)
+
+
 def duration(seconds: float) -> str:
     """Return a short human duration: ``45 s``, ``2 min 36 s``, ``1 h 05 min``."""
     seconds = max(0, round(seconds))
@@ -75,7 +80,12 @@ class Progress:
     def __enter__(self) -> Progress:
         if self.terminal:
             self._redirect = contextlib.ExitStack()
+            root = logging.getLogger()
+            levels = [handler.level for handler in root.handlers if _console(handler)]
             self._redirect.enter_context(logging_redirect_tqdm())
+            for handler in root.handlers:  # tqdm's handler replaces the console one: give it that one's level
+                if type(handler).__name__ == "_TqdmLoggingHandler" and levels:
+                    handler.setLevel(levels[0])
             scaled = self.unit == "B"
             width = self._columns()  # a terminal that reports no size (some ptys) gets a fixed width
             sized = width > 0

@@ -341,13 +341,25 @@ class DuplicateIndex:
         return match
 
 
+def record_fingerprint(record: Record, config: DedupConfig) -> Fingerprint:
+    """Return the fingerprint of a record's text: the one its extraction worker made (``record.crawl["fingerprint"]``,
+    taken out of the record), else made now."""
+    made = record.crawl.pop("fingerprint", None)
+    return Fingerprint(*made) if made is not None else fingerprint(record.text, config)
+
+
+def deduplicable(record: Record, fp: Fingerprint) -> bool:
+    """Whether a record is looked up among the others: not a list page (a site's lists repeat each other's entries,
+    a section's first page is mostly on the home page, without being copies, and they are not what a corpus
+    deduplicates), and not a page without text."""
+    return record.page_type != "list" and bool(fp.text_hash) and bool(record.text.strip())
+
+
 def deduplicate(record: Record, key: str, fp: Fingerprint, index: DuplicateIndex) -> Match | None:
     """Mark ``record`` (stored as ``key``) when its text duplicates an earlier one in ``index``: set its
     ``duplicate_of`` and ``duplicate_similarity`` and return the match; else add it to the index and return None.
-    List pages and pages without text are neither looked up nor added: a site's lists repeat each other's
-    entries (a section's first page is mostly on the home page) without being copies, and they are not what a
-    corpus deduplicates."""
-    if record.page_type == "list" or not fp.text_hash or not record.text.strip():
+    A record that is not :func:`deduplicable` is neither looked up nor added."""
+    if not deduplicable(record, fp):
         return None
     match = index.find(fp, exclude=key)
     if match is None:

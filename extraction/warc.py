@@ -6,10 +6,12 @@ capture with its metadata record is whole):
 
 1. ``response``: ``WARC-Target-URI`` the URL fetched (after redirects), ``WARC-Date`` the fetch time,
    ``WARC-IP-Address`` when known; the HTTP status line, the response headers and the body *as Scrapy received
-   it*: decompressed and de-chunked. As Common Crawl does, the headers that no longer describe the stored body
-   (``Content-Encoding``, ``Transfer-Encoding``, ``Content-Length``) are kept renamed ``X-Crawler-...`` and a
-   ``Content-Length`` of the stored body is added, so every WARC reader gets the body the extraction read. The
-   reason phrase is the standard one for the status (Scrapy does not keep the server's).
+   it*: decompressed (Scrapy's HTTP compression middleware drops the ``Content-Encoding`` it decoded) and
+   de-chunked. As Common Crawl does, the headers that no longer describe the stored body (``Transfer-Encoding``,
+   ``Content-Length``) are kept renamed ``X-Crawler-...`` and a ``Content-Length`` of the stored body is added, so
+   every WARC reader gets the body the extraction read. Header values are written as the bytes received
+   (latin-1), not percent-encoded. The reason phrase is the standard one for the status (Scrapy does not keep
+   the server's).
 2. ``request``: the request line and the headers Scrapy sent; ``WARC-Concurrent-To`` the response.
 3. ``conversion`` (``text/html; charset=utf-8``): the rendered DOM, for a page rendered in Chromium;
    ``WARC-Refers-To`` the response (a conversion is "an alternative version of another record's content").
@@ -17,8 +19,12 @@ capture with its metadata record is whole):
    ``WARC-Concurrent-To`` the response.
 5. ``metadata`` (``application/json``): what the crawl knew of the page besides the exchange, the fields of
    :data:`extraction.record.FETCH_FIELDS` (the URL found, the canonical URL, site, depth, fetch time, fetch and
-   render milliseconds, render flags and heights) plus ``key`` (the crawl state's), ``listed_date``, ``listed`` and
-   ``redirect_urls``; ``WARC-Concurrent-To`` the response. ``scrapy reextract`` rebuilds the crawl's record from it.
+   render milliseconds, render flags and heights) plus ``key`` (the crawl state's), ``capture`` (the page's id in
+   the crawl: the crawl's process archives a page again when its extraction worker died, possibly after writing
+   it), ``content_type`` (as the crawl read it), ``refetch`` ("revisit" for a hub a later round fetched again for its
+   links, "recrawl" for a known article checked with ``recrawl=changed``), ``listed_date``, ``listed`` and
+   ``redirect_urls``;
+   ``WARC-Concurrent-To`` the response. ``scrapy reextract`` rebuilds the crawl's record from it.
 
 Each file starts with a ``warcinfo`` record (software, format, the crawl's settings and models). A process
 writes files of its own (``<prefix>-<UTC time>-<serial>-<pid>.warc.gz``, never appended to), a new one once
@@ -30,6 +36,7 @@ which the reader reports and skips.
 
 from __future__ import annotations
 
+import contextlib
 import io
 import json
 import logging
@@ -57,8 +64,9 @@ logger = logging.getLogger(__name__)
 WARC_VERSION = "1.1"
 GZIP_LEVEL = 6  # zlib's default; warcio's own wrapper uses 9 (the html/ archive measured 2.7 vs 4.1 ms a page)
 SUFFIX = ".warc.gz"
-# Headers that describe the bytes on the wire, not the decoded body stored: kept under this prefix.
-REWRITTEN_HEADERS = ("content-encoding", "transfer-encoding", "content-length")
+# Headers that describe the bytes on the wire, not the body stored: kept under this prefix. (Scrapy removes a
+# Content-Encoding it decoded; one it could not decode still describes the body stored, and stays as it is.)
+REWRITTEN_HEADERS = ("transfer-encoding", "content-length")
 REWRITTEN_PREFIX = "X-Crawler-"
 SCREENSHOT_URN = "urn:screenshot:"
 METADATA_TYPE = "application/json"
@@ -104,6 +112,24 @@ def original_headers(headers: Iterable[tuple[str, str]]) -> tuple[tuple[str, str
     return tuple(restored)
 
 
+class _RawHeaders(StatusAndHeaders):
+    """HTTP headers written back as the bytes they were read from (latin-1), where warcio would percent-encode
+    any value that is not ASCII."""
+
+    def to_ascii_bytes(self, filter_func: Any = None) -> bytes:
+        return bytes(self.to_str(filter_func).encode("latin-1", "replace") + b"\r\n")
+
+
+def _write_all(handle: IO[bytes], data: bytes) -> None:
+    """Write every byte to an unbuffered file (a raw write may take fewer)."""
+    view = memoryview(data)
+    while view:
+        written = handle.write(view)
+        if not written:
+            raise OSError("the file took no bytes")
+        view = view[written:]
+
+
 def _gzip_member(data: bytes) -> bytes:
     compressor = zlib.compressobj(GZIP_LEVEL, zlib.DEFLATED, zlib.MAX_WBITS + 16)
     return compressor.compress(data) + compressor.flush()
@@ -126,30 +152,37 @@ class WarcWriter:
         self.last_size = 0  # compressed bytes of the last capture written
 
     def write(self, page: Page, record: Record) -> WarcLocation:
-        """Write ``page``'s capture (its fetch fields from ``record``); return where its response record is."""
+        """Write ``page``'s capture (its fetch fields from ``record``); return where its response record is.
+
+        The capture goes to the file unbuffered; a write the disk refuses (full, read-only) is cut back off the
+        file, the error raised, and the next capture tries again (in a new file when the file itself is gone)."""
         members = [_gzip_member(self._serialise(warc)) for warc in self._records(page, record)]
+        data = b"".join(members)
         handle, path = self._current()
         offset = handle.tell()
-        data = b"".join(members)
         try:
-            handle.write(data)
-            handle.flush()
+            _write_all(handle, data)
         except OSError:
-            self.close()  # a file with a partial capture is not written to again: the next write opens another
+            try:
+                handle.truncate(offset)  # no partial capture stays behind: the file ends on a whole one
+                handle.seek(offset)
+            except OSError:
+                self.close()  # cannot even cut it back: the next write begins another file
             raise
         self.last_size = len(data)
         return WarcLocation(str(path), offset, len(members[0]))
 
     def close(self) -> None:
         """Close the current file (the next write opens a new one)."""
-        if self._file is not None:
-            self._file.close()
-            self._file = None
+        handle, self._file, self._path = self._file, None, None
+        if handle is not None:
+            with contextlib.suppress(OSError):
+                handle.close()
 
     # -- files --
 
     def _current(self) -> tuple[IO[bytes], Path]:
-        if self._file is not None and self._path is not None and self._file.tell() >= self.max_size:
+        if self._file is not None and self._file.tell() >= self.max_size:
             self.close()
         if self._file is None or self._path is None:
             self._open()
@@ -163,7 +196,8 @@ class WarcWriter:
             stamp = datetime.now(UTC).strftime("%Y%m%d%H%M%S%f")
             path = self.folder / f"{self.prefix}-{stamp}-{self._serial:05d}-{os.getpid()}{SUFFIX}"
             try:
-                handle = open(path, "xb")  # noqa: SIM115 (kept open across writes; closed by close())
+                # Unbuffered: a capture is on its way to the disk when write() returns, nothing is held back.
+                handle = open(path, "xb", buffering=0)  # noqa: SIM115 (kept open across writes; closed by close())
             except FileExistsError:
                 continue
             break
@@ -174,8 +208,12 @@ class WarcWriter:
                 **{name: value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, default=str)
                    for name, value in self.info.items()}}
         warcinfo = self._builder.create_warcinfo_record(path.name, info)
-        handle.write(_gzip_member(self._serialise(warcinfo)))
-        handle.flush()
+        try:
+            _write_all(handle, _gzip_member(self._serialise(warcinfo)))
+        except OSError:
+            handle.close()
+            path.unlink(missing_ok=True)
+            raise
         self._file, self._path = handle, path
         self.files.append(path)
         logger.info("Writing WARC file %s", path)
@@ -199,8 +237,8 @@ class WarcWriter:
             response_headers["WARC-IP-Address"] = http.ip_address
         response = builder.create_warc_record(
             url, "response", payload=io.BytesIO(page.body), length=len(page.body),
-            http_headers=StatusAndHeaders(status_line, stored_headers(http.headers, len(page.body)),
-                                          protocol=http.protocol),
+            http_headers=_RawHeaders(status_line, stored_headers(http.headers, len(page.body)),
+                                     protocol=http.protocol),
             warc_headers_dict=response_headers)
         response_id = response.rec_headers.get_header("WARC-Record-ID")
         split = urlsplit(url)
@@ -208,7 +246,7 @@ class WarcWriter:
         # Scrapy asks in HTTP/1.1 whatever the server answers in (the demo server answers HTTP/1.0); HTTP/2 as such.
         asked = http.protocol if http.protocol.upper().startswith(("HTTP/2", "H2")) else "HTTP/1.1"
         request = builder.create_warc_record(
-            url, "request", http_headers=StatusAndHeaders(f"{http.method} {target} {asked}",
+            url, "request", http_headers=_RawHeaders(f"{http.method} {target} {asked}",
                                                           list(http.request_headers), is_http_request=True),
             warc_headers_dict={"WARC-Date": date, "WARC-Concurrent-To": response_id})
         records = [response, request]
@@ -235,6 +273,10 @@ def capture_metadata(page: Page, record: Record) -> dict[str, Any]:
     values: dict[str, Any] = {name: getattr(record, name) for name in FETCH_FIELDS}
     values["flags"] = list(record.flags)
     values["key"] = record.crawl.get("url")  # the crawl state's key of the page (duplicates name it)
+    values["capture"] = record.crawl.get("capture")  # the page's id in the crawl: a page archived twice is one
+    values["content_type"] = page.content_type  # as the crawl read it (the last Content-Type header)
+    known = "known_text_hash" in record.crawl  # a page the crawl state had: a hub revisited, an article rechecked
+    values["refetch"] = ("revisit" if record.crawl.get("revisit") else "recrawl") if known else None
     values["listed_date"] = page.listed_date
     values["listed"] = bool(record.crawl.get("listed"))
     values["redirect_urls"] = list(record.crawl.get("redirect_urls", ()))
@@ -260,8 +302,12 @@ class Capture:
 
     @property
     def content_type(self) -> str | None:
-        """The response's Content-Type, lower-cased as the crawl reads it (None when absent)."""
-        return (self.http.header("Content-Type") or "").strip().lower() or None
+        """The Content-Type the crawl read (its metadata; for a capture without it, the last header, lower-cased as
+        Scrapy's ``Headers.get`` and the crawl read it)."""
+        if "content_type" in self.metadata:
+            return self.metadata["content_type"] or None
+        values = [value for name, value in self.http.headers if name.lower() == "content-type"]
+        return values[-1].strip().lower() or None if values else None
 
     def page(self, site: str | None = None) -> Page:
         """Return the page as the crawl's spider built it (body, URL, type, DOM, screenshot, listing date)."""
@@ -279,8 +325,9 @@ class Capture:
         record.flags = list(self.metadata.get("flags", ()))
         record.warc_file, record.warc_offset, record.warc_length = self.location.file, self.location.offset, \
             self.location.length
-        if self.metadata.get("key"):
-            record.crawl["url"] = self.metadata["key"]
+        for name, key in (("key", "url"), ("capture", "capture")):
+            if self.metadata.get(name):
+                record.crawl[key] = self.metadata[name]
         if self.metadata.get("listed"):
             record.crawl["listed"] = True
         return record

@@ -24,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import re
 from collections.abc import Callable, Coroutine, Mapping
 from typing import Any
 
@@ -90,18 +91,41 @@ class PageHandler:
 
 # The entry of a worker's settings that carries the warcinfo fields (made once, in the crawl's process).
 WARCINFO = "_WARCINFO"
-# Settings left out of the warcinfo record: they may hold credentials.
-SECRET_WORDS = ("PASSWORD", "SECRET", "TOKEN", "PROXY", "CREDENTIAL", "_KEY", "AUTH")
+# Names of settings, and of keys inside dict settings, whose values are left out of the warcinfo record: they may
+# hold credentials (proxies, tokens, Authorization headers); a URL's user:password is left out wherever it is.
+SECRET_WORDS = ("PASSWORD", "SECRET", "TOKEN", "PROXY", "CREDENTIAL", "KEY", "AUTH", "COOKIE")
+REDACTED = "<left out>"
+_URL_CREDENTIALS = re.compile(r"(?<=://)[^/@\s]+@")
+
+
+def _secret(name: Any) -> bool:
+    upper = str(name).upper()
+    return any(word in upper for word in SECRET_WORDS)
+
+
+def plain_setting(value: Any) -> Any:
+    """Return a setting's value as plain JSON values: dict settings as dicts, secrets and URL credentials left out."""
+    if isinstance(value, BaseSettings):
+        value = value.copy_to_dict()
+    if isinstance(value, Mapping):
+        return {_URL_CREDENTIALS.sub("", str(key)): REDACTED if _secret(key) else plain_setting(item)
+                for key, item in value.items()}
+    if isinstance(value, list | tuple | set | frozenset):
+        return [plain_setting(item) for item in value]
+    if isinstance(value, str):
+        return _URL_CREDENTIALS.sub("", value)
+    if value is None or isinstance(value, bool | int | float):
+        return value
+    return _URL_CREDENTIALS.sub("", str(value))  # a class, a function: its name
 
 
 def warcinfo(settings: BaseSettings, versions: Mapping[str, str]) -> dict[str, Any]:
     """Return the warcinfo fields of the crawl's WARC files: software, user agent, robots policy, the models'
-    versions and every setting the project, the command line or the spider set (secrets left out)."""
+    versions and every setting the project, the command line or the spider set (:func:`plain_setting`)."""
     import scrapy
 
-    chosen = {name: value for name, value in settings.items()
-              if (settings.getpriority(name) or 0) >= SETTINGS_PRIORITIES["project"]
-              and not any(word in name.upper() for word in SECRET_WORDS)}
+    chosen = {name: REDACTED if _secret(name) else plain_setting(value) for name, value in settings.items()
+              if (settings.getpriority(name) or 0) >= SETTINGS_PRIORITIES["project"]}
     return {"software": f"newscorpus (Scrapy {scrapy.__version__}; extraction/warc.py)",
             "http-header-user-agent": settings.get("USER_AGENT") or "",
             "robots": "obey" if settings.getbool("ROBOTSTXT_OBEY") else "ignore",
@@ -185,8 +209,10 @@ class ProcessPipeline:
             outcome = await asyncio.wrap_future(self.pool.submit(page, item))
         except Exception as exc:  # timeout, a dead worker, an unpicklable page: the record says so
             outcome = failure_outcome(item, exc, self.pool.config.timeout)
-            if self.handler.archive is not None and item.html_file is None:
-                self.handler.archive.keep(page, item)  # the worker may have died before archiving it
+            if self.handler.archive is not None and item.html_file is None and item.warc_file is None:
+                # The worker may have died before archiving the page, or after (its record never came back): the page
+                # is archived here again; a WARC capture carries the page's id, so a reader keeps one of the two.
+                self.handler.archive.keep(page, item)
         return self._apply(outcome)
 
     def _apply(self, outcome: Outcome) -> Record:

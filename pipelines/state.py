@@ -25,7 +25,15 @@ from scrapy.exceptions import DropItem
 from scrapy.statscollectors import StatsCollector
 
 from crawler.state import TRANSIENT_ERRORS, CrawlStateManager, date_timestamp
-from extraction.dedup import DedupConfig, DuplicateIndex, Fingerprint, MemoryStorage, deduplicate, fingerprint
+from extraction.dedup import (
+    DedupConfig,
+    DuplicateIndex,
+    Fingerprint,
+    MemoryStorage,
+    deduplicable,
+    deduplicate,
+    record_fingerprint,
+)
 from extraction.record import Record
 from templates_db.state import PageOutcome
 
@@ -74,8 +82,7 @@ class CrawlStatePipeline:
             return item
         crawl = item.crawl
         key = crawl.get("url") or item.url or ""
-        made = crawl.pop("fingerprint", None)  # made in the extraction worker (pipelines/process.py)
-        fp = Fingerprint(*made) if made is not None else fingerprint(item.text, self.config)
+        fp = record_fingerprint(item, self.config)  # made in the extraction worker (pipelines/process.py)
         crawl["text_hash"] = fp.text_hash
         if "known_text_hash" in crawl:  # a page the state had, fetched again
             # A hub (start or list page) is revisited for its links: its record went out when it was new.
@@ -100,8 +107,8 @@ class CrawlStatePipeline:
 
     def _deduplicate(self, item: Record, key: str, fp: Fingerprint) -> None:
         index = self._index()
-        if index is None or item.page_type == "list" or not fp.text_hash or not item.text.strip():
-            return  # not deduplicated (extraction.dedup.deduplicate)
+        if index is None or not deduplicable(item, fp):
+            return
         manager = self.manager
         canonical = self._site_url(item.site, item.canonical_url)
         if canonical and canonical != key and manager is not None and manager.active:

@@ -11,12 +11,16 @@ missing store is not created. No network, and nothing is archived again.
 
 Each record starts from the capture's metadata record, as the spider started it in the crawl (URL found,
 canonical URL, site, depth, fetch time and milliseconds, render flags), so its fetch fields are the crawl's,
-and ``warc_file`` / ``warc_offset`` / ``warc_length`` name the capture it was read from. Duplicates are marked
-among the records of this run, in the order read (DEDUP_*; DEDUP_DROP leaves them out); ``change`` is "new", as
-in a crawl without a crawl state (every record new to the corpus written). With the store the crawl used, frozen,
-the records equal the crawl's (tested: ``tests/crawler/commands/test_reextract.py``).
+and ``warc_file`` / ``warc_offset`` / ``warc_length`` name the capture it was read from. As the crawl's state
+does across runs, each page (by the crawl state's key) is written once, ``change: "new"``: a later capture of it
+(the WARC files of several scheduled runs read together) is written again only when it is an article whose
+text changed (``change: "changed"``), never for a hub revisited for its links; a capture the crawl archived twice
+(a page whose extraction worker died) is read once; EXPORT_ERROR_ITEMS off leaves errors out. Duplicates are
+marked among the records written, in the order read (DEDUP_*; DEDUP_DROP leaves them out): the first read is the
+original, where the crawl's was the first exported. With the store the crawl used, frozen, the records equal the
+crawl's (tested: ``tests/crawler/commands/test_reextract.py``).
 
-Exit status: 0; 1 when every page failed; 2 when no WARC file or capture was found.
+Exit status: 0; 1 when every record written failed; 2 when no WARC file or capture was found.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import argparse
 import json
 import logging
 import sys
+from collections import Counter
 from pathlib import Path
 from typing import IO
 
@@ -34,7 +39,7 @@ from scrapy.exceptions import UsageError
 from crawler.commands.extract import find_pages, frozen_library
 from crawler.progress import Progress
 from crawler.sitetypes import StoredHints
-from extraction.dedup import DedupConfig, DuplicateIndex, Fingerprint, deduplicate, fingerprint
+from extraction.dedup import DedupConfig, DuplicateIndex, deduplicate, record_fingerprint
 from extraction.onnx import ModelError
 from extraction.process import Context
 from extraction.record import Record
@@ -47,27 +52,58 @@ WARC_SUFFIXES = (".warc", ".warc.gz")
 
 
 class Reextractor:
-    """Turns captures into records with the crawl's handler, marking duplicates among them."""
+    """Turns captures into the records the crawl exports: each page once, later fetches of it only when they
+    changed, duplicates marked among them (see :meth:`record`)."""
 
-    def __init__(self, handler: PageHandler, hints: StoredHints | None, dedup: DedupConfig) -> None:
+    def __init__(self, handler: PageHandler, hints: StoredHints | None, dedup: DedupConfig,
+                 export_errors: bool = True) -> None:
         self.handler = handler
         self.hints = hints
         self.dedup = dedup
+        self.export_errors = export_errors
         self.index = DuplicateIndex(dedup) if dedup.enabled else None
+        self.texts: dict[str, str] = {}  # page key -> text hash of its last record out
+        self.captures: set[str] = set()  # capture ids read
+        self.skipped: Counter[str] = Counter()
 
-    def record(self, capture: Capture) -> Record:
-        """Return the record of one capture."""
+    def record(self, capture: Capture) -> Record | None:
+        """Return the record of one capture, or None when the crawl exported none for it: a capture archived twice
+        (a page whose worker died), a page read before that was fetched again (a hub revisited in a later round;
+        an article rechecked whose text did not change: one whose text changed is ``change: "changed"``), an error
+        with EXPORT_ERROR_ITEMS off, a duplicate with DEDUP_DROP."""
         record = capture.record()
+        capture_id = record.crawl.get("capture")
+        if capture_id:
+            if capture_id in self.captures:
+                return self._skip("archived_twice")
+            self.captures.add(capture_id)
         page = capture.page()
+        key = str(record.crawl.get("url") or record.url or "")
         if self.hints is not None:
-            page.site_hint = self.hints.hint(page.site, record.crawl.get("url") or record.canonical_url)
+            page.site_hint = self.hints.hint(page.site, key or record.canonical_url)
         record = self.handler(page, record)
-        record.change = "new"
-        made = record.crawl.pop("fingerprint", None)
-        if self.index is not None and record.error is None:
-            fp = Fingerprint(*made) if made is not None else fingerprint(record.text, self.dedup)
-            deduplicate(record, str(record.crawl.get("url") or record.url or ""), fp, self.index)
+        if record.error is not None:
+            record.crawl.pop("fingerprint", None)
+            return record if self.export_errors else self._skip("error")
+        fp = record_fingerprint(record, self.dedup)
+        before = self.texts.get(key)
+        self.texts[key] = fp.text_hash
+        if before is not None:
+            if capture.metadata.get("refetch") == "revisit" or record.page_type == "list":
+                return self._skip("revisit")
+            if before == fp.text_hash:
+                return self._skip("unchanged")
+            record.change = "changed"
+        else:
+            record.change = "new"
+        if self.index is not None and deduplicate(record, key, fp, self.index) is not None and self.dedup.drop:
+            return self._skip("duplicate")
         return record
+
+    def _skip(self, reason: str) -> Record | None:
+        """Count a capture that gives no record; return None."""
+        self.skipped[reason] += 1
+        return None
 
 
 class Command(ScrapyCommand):
@@ -105,10 +141,10 @@ class Command(ScrapyCommand):
             context = Context.from_settings(self.settings, templates=library)
         except ModelError as exc:
             raise UsageError(f"models unusable: {exc}") from exc
-        dedup = DedupConfig.from_settings(self.settings)
         reextractor = Reextractor(PageHandler(context, None), None if opts.no_templates else StoredHints(self.settings),
-                                  dedup)
-        pages = failed = dropped = 0
+                                  DedupConfig.from_settings(self.settings),
+                                  self.settings.getbool("EXPORT_ERROR_ITEMS", True))
+        pages = failed = written = 0
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
             with Progress(sum(Path(path).stat().st_size for path in paths), "Re-extracting", unit="B") as progress:
@@ -117,13 +153,13 @@ class Command(ScrapyCommand):
                     for capture in read_captures(path):
                         record = reextractor.record(capture)
                         pages += 1
-                        failed += record.error is not None
-                        if record.duplicate_of is not None and dedup.drop:
-                            dropped += 1
-                        else:
+                        if record is not None:
+                            failed += record.error is not None
+                            written += 1
                             out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
                         # Progress by the file's compressed bytes: a capture ends where the next begins.
-                        progress.update(capture.location.offset - done_in_file, pages=pages, failed=failed)
+                        progress.update(capture.location.offset - done_in_file, pages=pages, written=written,
+                                        failed=failed)
                         done_in_file = capture.location.offset
                     progress.update(Path(path).stat().st_size - done_in_file)
         finally:
@@ -131,8 +167,9 @@ class Command(ScrapyCommand):
                 out.close()
             if library is not None:
                 library.close()
-        logger.info("Re-extracted %d pages from %d WARC files: %d failed%s", pages, len(paths), failed,
-                    f", {dropped} duplicates left out" if dropped else "")
+        skipped = ", ".join(f"{reason} {count}" for reason, count in sorted(reextractor.skipped.items()))
+        logger.info("Re-extracted %d captures of %d WARC files: %d records written, %d of them failed%s", pages,
+                    len(paths), written, failed, f"; not written: {skipped}" if skipped else "")
         if not pages:
             print("error: no capture found in " + " ".join(args), file=sys.stderr)
-        self.exitcode = 2 if not pages else 1 if failed == pages else 0
+        self.exitcode = 2 if not pages else 1 if written and failed == written else 0

@@ -25,9 +25,10 @@ import matplotlib.pyplot as plt
 import numpy as np
 from PIL import Image
 
-from crawler.report.summary import EMPTY_TEXT_CHARS, CrawlSummary, Sampled
+from crawler.report.summary import EMPTY_TEXT_CHARS, TIME_BUCKET_SECONDS, CrawlSummary, LogHistogram, Sampled
 
 logger = logging.getLogger(__name__)
+matplotlib.rcParams["text.parse_math"] = False  # a site or language named with "$" is text, not a formula
 
 THUMBNAIL_WIDTH = 320  # px of a sampled screenshot in the report (JPEG)
 THUMBNAIL_MAX_HEIGHT = 480
@@ -81,10 +82,13 @@ def _png(figure: Any) -> str:
         + '">'
 
 
-def _log_histogram(axis: Any, values: list[int], label: str, colour: str) -> None:
-    data = np.maximum(np.asarray(values, dtype=float), 1.0)
-    bins = np.logspace(0, np.log10(max(data.max(), 10.0)) + 0.1, 30)
-    axis.hist(data, bins=bins, color=colour, alpha=0.8, label=label)
+def _log_histogram(axis: Any, histogram: LogHistogram, label: str, colour: str) -> None:
+    edges = np.asarray(histogram.edges())
+    counts = np.asarray(histogram.counts, dtype=float)
+    used = np.flatnonzero(counts)
+    low, high = used.min(), used.max() + 1
+    axis.bar(edges[low:high], counts[low:high], width=np.diff(edges)[low:high], align="edge", color=colour,
+             alpha=0.8, label=label)
     axis.set_xscale("log")
 
 
@@ -107,20 +111,23 @@ def _sites_plot(summary: CrawlSummary) -> str:
 
 def _timings_plot(summary: CrawlSummary) -> str:
     figure, axes = plt.subplots(1, 2, figsize=(10, 3))
-    if summary.fetch_ms:
+    if summary.fetch_ms.total:
         _log_histogram(axes[0], summary.fetch_ms, "fetch", "#3b7dd8")
-    if summary.render_ms:
+    if summary.render_ms.total:
         _log_histogram(axes[0], summary.render_ms, "render", "#e39b2d")
     axes[0].set_xlabel("milliseconds per page (log)")
     axes[0].set_ylabel("pages")
     axes[0].legend(fontsize=8)
     axes[0].set_title("Fetch and render times")
     if summary.fetched_at:
-        moments = np.sort(np.asarray(summary.fetched_at)) - min(summary.fetched_at)
-        minutes = moments.max() >= 300
-        axes[1].step(moments / (60.0 if minutes else 1.0), np.arange(1, len(moments) + 1), where="post",
+        buckets = sorted(summary.fetched_at)
+        moments = (np.asarray(buckets) - buckets[0] + 1) * TIME_BUCKET_SECONDS  # the end of each bucket
+        minutes = moments.max() >= 600
+        axes[1].step(np.concatenate([[0], moments]) / (60.0 if minutes else 1.0),
+                     np.concatenate([[0], np.cumsum([summary.fetched_at[b] for b in buckets])]), where="post",
                      color="#5cb85c")
-        axes[1].set_xlabel(f"{'minutes' if minutes else 'seconds'} since the first page")
+        axes[1].set_xlabel(f"{'minutes' if minutes else 'seconds'} since the first page "
+                           f"({TIME_BUCKET_SECONDS}-second steps)")
     axes[1].set_ylabel("pages fetched (cumulative)")
     axes[1].set_title("Pages over time")
     figure.tight_layout()
@@ -129,7 +136,7 @@ def _timings_plot(summary: CrawlSummary) -> str:
 
 def _text_plot(summary: CrawlSummary, languages: list[tuple[str, int]]) -> str:
     figure, axes = plt.subplots(1, 2, figsize=(10, 3))
-    if summary.text_chars:
+    if summary.text_chars.total:
         _log_histogram(axes[0], summary.text_chars, "text", "#3b7dd8")
     axes[0].set_xlabel("characters of text (log)")
     axes[0].set_ylabel("pages")
@@ -260,8 +267,8 @@ def render_report(summary: CrawlSummary, stats: Mapping[str, Any] | None = None,
 
     parts.append('<section id="text"><h2>Text</h2>'
                  f"<p>Empty text (under {EMPTY_TEXT_CHARS} character) on {empty:,} of {extracted:,} extracted pages "
-                 f"({_share(empty, extracted)}); median length "
-                 f"{int(np.median(summary.text_chars)) if summary.text_chars else 0:,} characters.</p></section>")
+                 f"({_share(empty, extracted)}); median length about "
+                 f"{round(summary.text_chars.median() or 0):,} characters.</p></section>")
     parts.append('<section id="languages"><h2>Languages</h2>'
                  + _table(["language", "pages", "share"],
                           [[html.escape(lang), _number(count), _share(count, extracted - empty)]
@@ -271,10 +278,10 @@ def render_report(summary: CrawlSummary, stats: Mapping[str, Any] | None = None,
     render_means = [[html.escape(key.split("/")[-1]), _stat(stats, key),
                      f"{stats[key] / stats['render/page']:.0f}" if stats.get("render/page") else "—"]
                     for key in sorted(stats) if key.startswith("render/ms/")]
-    medians = [f"fetch median {np.median(summary.fetch_ms):.0f} ms over {len(summary.fetch_ms):,} pages"
-               if summary.fetch_ms else "no fetch times",
-               f"render median {np.median(summary.render_ms):.0f} ms over {len(summary.render_ms):,} pages"
-               if summary.render_ms else "no page rendered"]
+    medians = [f"fetch median about {summary.fetch_ms.median():.0f} ms over {summary.fetch_ms.total:,} pages"
+               if summary.fetch_ms.total else "no fetch times",
+               f"render median about {summary.render_ms.median():.0f} ms over {summary.render_ms.total:,} pages"
+               if summary.render_ms.total else "no page rendered"]
     parts.append('<section id="timings"><h2>Fetch and render times</h2><p>' + "; ".join(medians) + ".</p>"
                  + (_table(["render phase", "ms in all", "ms per rendered page"], render_means)
                     if render_means else "") + _timings_plot(summary) + "</section>")

@@ -3,13 +3,15 @@ templates, timings, and a sample of pages to show; made one record at a time, in
 
 The crawl's :class:`~crawler.extensions.CrawlReportExtension` adds each record as it is exported, ``scrapy report``
 each line of the JSONL feeds; both then render the same :class:`CrawlSummary` (:mod:`crawler.report.html`).
-Per record it keeps a few numbers (timings, text length, fetch time) and, for the sample, at most
-:data:`SAMPLE_PER_TYPE` records of each page type (reservoir sampling, seeded: the same crawl gives the same
-sample), preferring records with a screenshot.
+Nothing grows with the records but the counters per site and value: fetch and render times and text lengths go
+into histograms of :data:`BINS_PER_DECADE` bins a decade (:class:`LogHistogram`), fetch times into 10-second
+buckets, and the sample keeps at most :data:`SAMPLE_PER_TYPE` records of each page type (reservoir sampling,
+seeded: the same crawl gives the same sample), preferring records with a screenshot.
 """
 
 from __future__ import annotations
 
+import math
 import random
 from collections import Counter, defaultdict
 from collections.abc import Mapping
@@ -21,6 +23,39 @@ SAMPLE_PER_TYPE = 4  # pages of each type shown with their screenshot and first 
 SAMPLE_TEXT_CHARS = 400  # of a sampled page's text
 EMPTY_TEXT_CHARS = 1  # a page with fewer characters of text (after stripping) counts as empty
 SEED = 20261125
+BINS_PER_DECADE = 10  # of the histograms: a median is known to within 12% (one bin)
+DECADES = 8  # values from 1 to 10^8 (ms, characters); smaller ones count in the first bin, larger in the last
+TIME_BUCKET_SECONDS = 10  # pages over time
+
+
+class LogHistogram:
+    """Counts of non-negative values in logarithmic bins (:data:`BINS_PER_DECADE` a decade from 1)."""
+
+    def __init__(self) -> None:
+        self.counts = [0] * (BINS_PER_DECADE * DECADES + 1)
+
+    def add(self, value: float) -> None:
+        """Count ``value``."""
+        index = 0 if value < 1 else min(int(BINS_PER_DECADE * math.log10(value)), len(self.counts) - 1)
+        self.counts[index] += 1
+
+    @property
+    def total(self) -> int:
+        """Values counted."""
+        return sum(self.counts)
+
+    def edges(self) -> list[float]:
+        """Return the bins' edges (one more than the bins)."""
+        return [10 ** (k / BINS_PER_DECADE) for k in range(len(self.counts) + 1)]
+
+    def median(self) -> float | None:
+        """Return the median to within a bin (the geometric middle of its bin), or None when empty."""
+        half, seen = self.total / 2, 0
+        for index, count in enumerate(self.counts):
+            seen += count
+            if count and seen >= half:
+                return float(10 ** ((index + 0.5) / BINS_PER_DECADE))
+        return None
 
 
 @dataclass
@@ -68,10 +103,10 @@ class CrawlSummary:
 
     def __init__(self) -> None:
         self.sites: dict[str, SiteSummary] = defaultdict(SiteSummary)
-        self.fetch_ms: list[int] = []
-        self.render_ms: list[int] = []
-        self.text_chars: list[int] = []
-        self.fetched_at: list[float] = []  # POSIX seconds
+        self.fetch_ms = LogHistogram()
+        self.render_ms = LogHistogram()
+        self.text_chars = LogHistogram()
+        self.fetched_at: Counter[int] = Counter()  # pages per TIME_BUCKET_SECONDS bucket of POSIX time
         self._rng = random.Random(SEED)
         self._seen: Counter[str] = Counter()  # records of each type offered to the sample
         self.sample: dict[str, list[Sampled]] = defaultdict(list)
@@ -95,13 +130,13 @@ class CrawlSummary:
         error = record.get("error")
         if record.get("rendered"):
             site.rendered += 1
-        for name, values in (("fetch_ms", self.fetch_ms), ("render_ms", self.render_ms)):
+        for name, histogram in (("fetch_ms", self.fetch_ms), ("render_ms", self.render_ms)):
             value = record.get(name)
-            if isinstance(value, int | float):
-                values.append(int(value))
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                histogram.add(value)
         moment = _timestamp(record.get("fetched_at"))
         if moment is not None:
-            self.fetched_at.append(moment)
+            self.fetched_at[int(moment // TIME_BUCKET_SECONDS)] += 1
         if error:
             site.errors[str(error)] += 1
             return
@@ -113,7 +148,7 @@ class CrawlSummary:
             site.changes[str(record["change"])] += 1
         text = str(record.get("text") or "")
         chars = len(text.strip())
-        self.text_chars.append(chars)
+        self.text_chars.add(chars)
         if chars < EMPTY_TEXT_CHARS:
             site.empty += 1
         else:

@@ -16,6 +16,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
+import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -438,6 +439,7 @@ class NewsSitesSpider(Spider):
             depth=meta.get("depth", 0),
         )
         record.crawl["url"] = meta.get("canonical_url", request.url)  # the crawl state's key of the page
+        record.crawl["capture"] = uuid.uuid4().hex  # the page's id in the WARC archive (extraction/warc.py)
         if meta.get("listed"):
             record.crawl["listed"] = True
         return record

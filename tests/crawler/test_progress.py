@@ -101,3 +101,21 @@ def test_bytes_progress_and_durations() -> None:
     progress.update(1024 * 1024)
     assert progress.line().startswith("Reading: 1.00MB/2.00MB (") and "left" in progress.line()
     assert duration(45) == "45 s" and duration(156) == "2 min 36 s" and duration(3900) == "1 h 05 min"
+
+
+def test_a_bar_keeps_the_logs_level(capsys: pytest.CaptureFixture[str]) -> None:
+    """tqdm's redirect replaces the console handler: the replacement keeps its level (Scrapy's LOG_LEVEL)."""
+    root = logging.getLogger()
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setLevel(logging.INFO)
+    saved = root.handlers[:], root.level
+    root.handlers, root.level = [handler], logging.NOTSET
+    try:
+        with Progress(2, "Working", terminal=True) as progress:
+            logging.getLogger("x").debug("not shown at INFO")
+            logging.getLogger("x").info("shown at INFO")
+            progress.update(2)
+    finally:
+        root.handlers, root.level = saved
+    err = capsys.readouterr().err
+    assert "shown at INFO" in err and "not shown at INFO" not in err

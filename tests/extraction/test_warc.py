@@ -26,8 +26,9 @@ def _page(url: str = "http://news.example/a/1.html", rendered: str | None = "<ht
     page.listed_date = "2026-11-20"
     page.http = HttpExchange(
         status=200, protocol="HTTP/1.1", ip_address="127.0.0.1",
-        headers=(("Content-Type", "text/html"), ("Content-Encoding", "gzip"), ("Transfer-Encoding", "chunked"),
-                 ("Set-Cookie", "a=1"), ("Set-Cookie", "b=2"), ("Content-Length", "12")),
+        # As Scrapy leaves them: the Content-Encoding it decoded is gone, the wire's length and chunking stay.
+        headers=(("Content-Type", "text/html"), ("Transfer-Encoding", "chunked"), ("Set-Cookie", "a=1"),
+                 ("Set-Cookie", "b=2"), ("Content-Length", "12"), ("X-Note", "caf\u00e9 \u00bd")),
         request_headers=(("User-Agent", "newscorpus/test"), ("Accept-Encoding", "gzip")))
     return page
 
@@ -77,23 +78,70 @@ def test_a_capture_reads_back_whole_and_warcio_checks_and_indexes_it(tmp_path: P
     response = index[1]
     assert (int(response["offset"]), int(response["length"])) == (location.offset, location.length)
     assert index[4]["warc-target-uri"] == SCREENSHOT_URN + "http://news.example/a/1.html"
-    # The payload as any WARC reader decodes it is the body the extraction read: nothing says it is gzipped.
+    # The payload as any WARC reader decodes it is the body the extraction read.
     payload = subprocess.run([WARCIO, "extract", "--payload", location.file, str(location.offset)],
                              capture_output=True, timeout=60).stdout
     assert payload == BODY
     headers = _warcio("extract", "--headers", location.file, str(location.offset)).stdout
-    assert "X-Crawler-Content-Encoding: gzip" in headers and "X-Crawler-Transfer-Encoding: chunked" in headers
-    assert f"Content-Length: {len(BODY)}" in headers and "\nContent-Encoding" not in headers
+    assert "X-Crawler-Transfer-Encoding: chunked" in headers and "X-Crawler-Content-Length: 12" in headers
+    assert f"Content-Length: {len(BODY)}" in headers and "\nTransfer-Encoding" not in headers
+    raw = gzip.decompress(Path(location.file).read_bytes()[location.offset:location.offset + location.length])
+    assert b"X-Note: caf\xe9 \xbd\r\n" in raw  # the header's bytes as received (latin-1), not percent-encoded
     warcinfo = _warcio("extract", location.file, "0").stdout
     assert "WARC-Type: warcinfo" in warcinfo and 'settings: {"ARCHIVE_DIR": "x"}' in warcinfo
 
 
 def test_header_rewriting_round_trips() -> None:
-    received = (("Content-Encoding", "br"), ("content-length", "10"), ("X-Other", "1"))
+    """The wire's length and chunking are renamed; a Content-Encoding Scrapy could not decode still describes the
+    body stored, so it stays."""
+    received = (("Content-Encoding", "br"), ("content-length", "10"), ("Transfer-Encoding", "chunked"), ("X", "1"))
     stored = stored_headers(received, 42)
-    assert stored == [("X-Crawler-Content-Encoding", "br"), ("X-Crawler-content-length", "10"), ("X-Other", "1"),
-                      ("Content-Length", "42")]
-    assert original_headers(stored) == (("Content-Encoding", "br"), ("content-length", "10"), ("X-Other", "1"))
+    assert stored == [("Content-Encoding", "br"), ("X-Crawler-content-length", "10"),
+                      ("X-Crawler-Transfer-Encoding", "chunked"), ("X", "1"), ("Content-Length", "42")]
+    assert original_headers(stored) == received
+
+
+def test_the_content_type_is_the_one_the_crawl_read(tmp_path: Path) -> None:
+    """Repeated Content-Type headers: Scrapy reads the last one; so do the metadata and a capture without it."""
+    page = Page(BODY, "http://a.test/", "text/html; charset=gbk")
+    page.http = HttpExchange(200, (("Content-Type", "text/html; charset=utf-8"), ("Content-Type", "text/html; "
+                                                                                  "charset=GBK")))
+    location = WarcWriter(tmp_path).write(page, Record(url="http://a.test/"))
+    capture = next(read_captures(location.file))
+    assert capture.content_type == "text/html; charset=gbk" and capture.page().text == page.text
+    del capture.metadata["content_type"]
+    assert capture.content_type == "text/html; charset=gbk"
+
+
+def test_a_disk_that_refuses_a_write_leaves_whole_captures_and_the_next_write_works(tmp_path: Path) -> None:
+    """A child process limited to a file size (RLIMIT_FSIZE, as a full disk): the capture that does not fit fails
+    with OSError and is cut back off the file; with room again the next one is written after the whole ones."""
+    script = f"""
+import resource, signal, sys
+sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})
+from tests.extraction.test_warc import _page, _record
+from extraction.warc import WarcWriter, read_captures
+signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+writer = WarcWriter({str(tmp_path)!r})
+first = writer.write(_page("http://news.example/a/0.html"), _record("http://news.example/a/0.html"))
+soft, hard = resource.getrlimit(resource.RLIMIT_FSIZE)
+resource.setrlimit(resource.RLIMIT_FSIZE, (first.offset + 2 * first.length, hard))
+try:
+    writer.write(_page("http://news.example/a/1.html"), _record("http://news.example/a/1.html"))
+    print("no error")
+except OSError as exc:
+    print("refused", exc.errno)
+resource.setrlimit(resource.RLIMIT_FSIZE, (soft, hard))
+third = writer.write(_page("http://news.example/a/2.html"), _record("http://news.example/a/2.html"))
+writer.close()
+print([c.url for c in read_captures(third.file)], third.file == first.file)
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "refused 27"  # EFBIG
+    assert lines[1] == "['http://news.example/a/0.html', 'http://news.example/a/2.html'] True"
+    assert _warcio("check", *map(str, tmp_path.glob("*.warc.gz"))).returncode == 0
 
 
 def test_a_page_without_exchange_or_render_is_a_response_and_its_metadata(tmp_path: Path) -> None:

@@ -32,12 +32,19 @@ def _records(path: Path) -> list[dict[str, Any]]:
     return records
 
 
-def _archive(folder: Path, pages: list[tuple[str, bytes]]) -> list[Path]:
+def _archive(folder: Path, pages: list[tuple[str, bytes]], **crawl: Any) -> list[Path]:
+    """Write the pages (URL, body) as captures, each with the crawl notes ``crawl`` (a capture id per page: "n")."""
     writer = WarcWriter(folder)
-    for url, body in pages:
-        writer.write(Page(body, url, "text/html"), Record(url=url, canonical_url=url, final_url=url, status=200))
+    for number, (url, body) in enumerate(pages):
+        record = Record(url=url, canonical_url=url, final_url=url, status=200)
+        record.crawl.update({"url": url, "capture": f"c{number}"}, **crawl)
+        writer.write(Page(body, url, "text/html"), record)
     writer.close()
     return writer.files
+
+
+def _article(words: str) -> bytes:
+    return (b"<html><body><article><p>" + words.encode() * 20 + b"</p></article></body></html>")
 
 
 def test_exit_status_and_a_cut_file(tmp_path: Path) -> None:
@@ -45,8 +52,7 @@ def test_exit_status_and_a_cut_file(tmp_path: Path) -> None:
     assert _run(str(tmp_path / "nothing-here")).returncode == 2
     (tmp_path / "empty").mkdir()
     assert _run(str(tmp_path / "empty")).returncode == 2
-    article = b"<html><body><article><p>" + b"A sentence of the article, long enough to be text. " * 20 + \
-        b"</p></article></body></html>"
+    article = _article("A sentence of the article, long enough to be text. ")
     files = _archive(tmp_path / "warc", [("http://a.test/1", article), ("http://a.test/2", b"%PDF-1.7 binary"),
                                          ("http://a.test/3", article.replace(b"article", b"story"))])
     data = files[0].read_bytes()
@@ -60,7 +66,36 @@ def test_exit_status_and_a_cut_file(tmp_path: Path) -> None:
     assert "A sentence of the article" in records[0]["text"]
     assert "cut short" in done.stderr or "ends inside a capture" in done.stderr
     progress = [line for line in done.stderr.splitlines() if "Re-extracting:" in line]
-    assert progress and "pages 2, failed 1" in progress[-1]  # a plain line (no terminal), with the rate
+    assert progress and "pages 2, written 2, failed 1" in progress[-1]  # a plain line (no terminal), with the rate
+
+
+def test_each_page_once_changed_articles_again_as_the_crawl_state_does(tmp_path: Path) -> None:
+    """The WARC files of several scheduled runs read together: a page archived twice (its worker died) is one
+    record, a later capture of a page is written only when its text changed (a hub revisited never)."""
+    first, changed = _article("The council approved the budget on Monday. "), _article("The vote was delayed. ")
+    hub = b"<html><body>" + b"".join(b'<li><a href="/a/%d">A headline long enough for a list %d</a></li>' % (n, n)
+                                      for n in range(30)) + b"</body></html>"
+    writer = WarcWriter(tmp_path / "warc")
+    for capture, url, body, refetch in (("c1", "http://a.test/a/1", first, None),
+                                        ("c1", "http://a.test/a/1", first, None),  # the same capture again
+                                        ("c2", "http://a.test/", hub, None),
+                                        ("c3", "http://a.test/a/2", changed, None),
+                                        ("c4", "http://a.test/", hub, "revisit"),  # the next run's hub revisit
+                                        ("c5", "http://a.test/a/1", first, "recrawl"),  # rechecked, unchanged
+                                        ("c6", "http://a.test/a/2", first + b" ", "recrawl")):  # rechecked, new text
+        record = Record(url=url, canonical_url=url, final_url=url, status=200, site="a")
+        record.crawl.update({"url": url, "capture": capture})
+        if refetch:
+            record.crawl.update({"known_text_hash": "x", "revisit": refetch == "revisit"})
+        writer.write(Page(body, url, "text/html"), record)
+    writer.close()
+    out = tmp_path / "out.jsonl"
+    done = _run(str(tmp_path / "warc"), "-o", str(out), "-s", "TEMPLATES_ENABLED=False")
+    assert done.returncode == 0, done.stderr
+    records = [(r["url"], r["change"], r["duplicate_of"]) for r in _records(out)]
+    assert records == [("http://a.test/a/1", "new", None), ("http://a.test/", "new", None),
+                       ("http://a.test/a/2", "new", None), ("http://a.test/a/2", "changed", "http://a.test/a/1")]
+    assert "not written: archived_twice 1, revisit 1, unchanged 1" in done.stderr
 
 
 @pytest.fixture(scope="module")

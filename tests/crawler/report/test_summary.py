@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from crawler.report import CrawlSummary
 from crawler.report.html import render_report
-from crawler.report.summary import SAMPLE_PER_TYPE
+from crawler.report.summary import SAMPLE_PER_TYPE, LogHistogram
 
 
 def _record(n: int, site: str = "a", page_type: str = "article", **fields: object) -> dict[str, object]:
@@ -26,7 +26,9 @@ def test_counts_per_site_and_in_all() -> None:
     assert a.types == {"article": 10, "list": 1} and b.errors == {"http_404": 1} and b.extracted == 2
     assert summary.total("changes") == {"new": 13, "duplicate": 1}
     assert b.empty == 1 and b.languages == {"zh-Hans": 1} and a.cleaned == 5
-    assert len(summary.fetch_ms) == 14 and len(summary.text_chars) == 13
+    assert summary.fetch_ms.total == 14 and summary.text_chars.total == 13
+    assert 16 <= (summary.fetch_ms.median() or 0) <= 18  # the middle of 10..23 ms, to within a bin (12%)
+    assert sum(summary.fetched_at.values()) == 14
 
 
 def test_the_sample_is_bounded_prefers_screenshots_and_is_the_same_each_time() -> None:
@@ -49,3 +51,21 @@ def test_a_report_without_stats_or_screenshots_still_has_every_section() -> None
                     "timings", "sample", "all-stats"):
         assert f'id="{section}"' in page
     assert "no stats file given" in page and "no screenshot" in page and "<script" not in page
+
+
+def test_a_report_of_odd_names_and_values() -> None:
+    """Names with TeX and HTML characters are text; records without times or text are counted, not fatal."""
+    summary = CrawlSummary()
+    summary.add(_record(1, site="a$_\\$<b>", lang="$\\frac$"))
+    summary.add({"url": "http://x.test/", "site": None, "error": None, "text": None, "fetched_at": "not a time"})
+    page = render_report(summary, {"crawl/site/a$_\\$<b>": 1, "start_time": "2026-11-25 07:00:00"})
+    assert '<td class="">a$_\\$&lt;b&gt;</td>' in page and "a$_\\$<b>" not in page  # escaped, drawn as text
+    assert summary.records == 2 and summary.sites["(no site)"].empty == 1
+
+
+def test_histogram_bins() -> None:
+    histogram = LogHistogram()
+    for value in (0, 0.5, 1, 10, 100, 10**12):
+        histogram.add(value)
+    assert histogram.total == 6 and histogram.counts[0] == 3 and histogram.counts[-1] == 1
+    assert histogram.median() is not None and 1 <= histogram.median() <= 13  # type: ignore[operator]

@@ -95,7 +95,8 @@ class CrawlReportExtension:
         """Return the report's path (REPORT_FILE with %(name)s and %(time)s filled in)."""
         spider = self.crawler.spider
         started = self.stats.get_value("start_time")
-        stamp = (started if isinstance(started, datetime) else datetime.now(UTC)).strftime("%Y-%m-%dT%H-%M-%S")
+        moment = started if isinstance(started, datetime) else datetime.now(UTC)
+        stamp = moment.replace(microsecond=0).isoformat().replace(":", "-")  # as Scrapy's feed URIs write %(time)s
         pattern = self.config.file or str(Path(self.crawler.settings.get("ARCHIVE_DIR") or "output")
                                           / "%(name)s-%(time)s.report.html")
         return Path(pattern % {"name": getattr(spider, "name", "crawl"), "time": stamp})

@@ -50,11 +50,11 @@ def test_the_report_goes_beside_the_default_feed_unless_told(tmp_path: Any) -> N
     crawler = _crawler(ARCHIVE_DIR=str(tmp_path))
     crawler.stats.set_value("start_time", datetime(2026, 11, 25, 7, 5, 9, tzinfo=UTC))
     extension = CrawlReportExtension.from_crawler(crawler)
-    assert extension.path() == tmp_path / "news_sites-2026-11-25T07-05-09.report.html"
+    assert extension.path() == tmp_path / "news_sites-2026-11-25T07-05-09+00-00.report.html"
     extension.item_scraped(Record(url="http://a.test/", site="a", page_type="article", text="x"))
     assert extension.summary.records == 1
     told = CrawlReportExtension.from_crawler(_crawler(REPORT_FILE=str(tmp_path / "r-%(time)s.html")))
     told.stats.set_value("start_time", datetime(2026, 11, 25, 7, 5, 9, tzinfo=UTC))
-    assert told.path() == tmp_path / "r-2026-11-25T07-05-09.html"
+    assert told.path() == tmp_path / "r-2026-11-25T07-05-09+00-00.html"
     with pytest.raises(NotConfigured):
         CrawlReportExtension.from_crawler(get_crawler(settings_dict={"REPORT_ENABLED": False}))

@@ -261,7 +261,7 @@ def test_pipeline_method_of_the_registry_is_the_flow() -> None:
 
 
 def test_process_pipeline_fills_the_item_and_counts() -> None:
-    crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "TEMPLATES_ENABLED": False})
+    crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "ARCHIVE_ENABLED": False, "TEMPLATES_ENABLED": False})
     assert crawler.stats is not None
     crawler.stats.open_spider()
     pipeline = ProcessPipeline.from_crawler(crawler)
@@ -285,7 +285,8 @@ def test_process_pipeline_fills_the_item_and_counts() -> None:
 
 
 def test_process_pipeline_without_page_typing() -> None:
-    crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "TEMPLATES_ENABLED": False, "PAGETYPE_ENABLED": False})
+    crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "ARCHIVE_ENABLED": False, "TEMPLATES_ENABLED": False,
+                                         "PAGETYPE_ENABLED": False})
     assert crawler.stats is not None
     crawler.stats.open_spider()
     pipeline = ProcessPipeline.from_crawler(crawler)
@@ -299,8 +300,8 @@ def test_process_pipeline_without_page_typing() -> None:
 
 
 def test_process_pipeline_settings_switch_models_off() -> None:
-    crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "TEMPLATES_ENABLED": False, "BLOCKS_ENABLED": False,
-                                         "PAGETYPE_ENABLED": "false"})
+    crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "ARCHIVE_ENABLED": False, "TEMPLATES_ENABLED": False,
+                                         "BLOCKS_ENABLED": False, "PAGETYPE_ENABLED": "false"})
     assert crawler.stats is not None
     crawler.stats.open_spider()
     pipeline = ProcessPipeline.from_crawler(crawler)

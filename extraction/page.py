@@ -81,9 +81,11 @@ class HttpExchange:
     ip_address: str | None = None  # the server's address, when known
 
     def header(self, name: str) -> str | None:
-        """Return the first response header called ``name`` (any case), or None."""
+        """Return the response header called ``name`` (any case; the last of repeated ones, as Scrapy's
+        ``Headers.get`` reads them), or None."""
         lowered = name.lower()
-        return next((value for key, value in self.headers if key.lower() == lowered), None)
+        values = [value for key, value in self.headers if key.lower() == lowered]
+        return values[-1] if values else None
 
 
 @dataclass(eq=False)

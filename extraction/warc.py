@@ -306,8 +306,7 @@ class Capture:
         Scrapy's ``Headers.get`` and the crawl read it)."""
         if "content_type" in self.metadata:
             return self.metadata["content_type"] or None
-        values = [value for name, value in self.http.headers if name.lower() == "content-type"]
-        return values[-1].strip().lower() or None if values else None
+        return (self.http.header("Content-Type") or "").strip().lower() or None
 
     def page(self, site: str | None = None) -> Page:
         """Return the page as the crawl's spider built it (body, URL, type, DOM, screenshot, listing date)."""
@@ -346,6 +345,12 @@ def _with_request(http: HttpExchange, request: Any) -> HttpExchange:
     return HttpExchange(status=http.status, headers=http.headers, protocol=http.protocol, reason=http.reason,
                         method=headers.protocol or "GET", request_headers=tuple(headers.headers),
                         ip_address=http.ip_address)
+
+
+def read_capture(path: str | Path, offset: int) -> Capture | None:
+    """Return the capture whose response record is at ``offset`` of a WARC file (a record's ``warc_file`` and
+    ``warc_offset``), or None when it is not whole there."""
+    return next(read_captures(path, offset, limit=1), None)
 
 
 def read_captures(path: str | Path, offset: int = 0, limit: int | None = None) -> Iterator[Capture]:

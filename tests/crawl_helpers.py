@@ -23,7 +23,7 @@ from scrapy.crawler import Crawler
 
 from crawler.render import chromium_path
 from extraction.record import schema
-from extraction.warc import Capture, read_captures
+from extraction.warc import Capture, read_capture
 
 REPO = Path(__file__).resolve().parent.parent
 WARCIO = str(Path(sys.executable).parent / "warcio")  # warcio's own command (check, index, extract)
@@ -95,7 +95,9 @@ def run_crawl(
 
 def capture(item: dict[str, Any]) -> Capture:
     """Return the WARC capture a crawl record names (``warc_file``, ``warc_offset``)."""
-    return next(read_captures(item["warc_file"], item["warc_offset"], limit=1))
+    found = read_capture(item["warc_file"], item["warc_offset"])
+    assert found is not None, (item["warc_file"], item["warc_offset"])
+    return found
 
 
 def screenshot(item: dict[str, Any]) -> bytes | None:

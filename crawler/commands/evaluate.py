@@ -14,6 +14,7 @@ dataset folder or baseline package, 0 otherwise.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import logging
 import sys
@@ -89,16 +90,18 @@ class Command(ScrapyCommand):
             raise UsageError(f"unknown --method {', '.join(unknown)}; known: {', '.join(known)}")
         baselines = _names(opts.baselines)
 
-        bars: list[Progress] = []  # made at the first page, when the number of pages is known
+        bars = contextlib.ExitStack()  # the bar is made at the first page, when the number of pages is known
+        bar: list[Progress] = []
 
         def progress(done: int, total: int) -> None:
-            if not bars:
-                bars.append(Progress(total, f"Evaluating {opts.dataset}").__enter__())
-            bars[0].update(done - bars[0].done)
+            if not bar:
+                bar.append(bars.enter_context(Progress(total, f"Evaluating {opts.dataset}")))
+            bar[0].update(done - bar[0].done)
 
         try:
-            result = evaluate_dataset(opts.dataset, methods, baselines, split=opts.split, limit=opts.limit,
-                                      progress=progress, progress_every=1)
+            with bars:
+                result = evaluate_dataset(opts.dataset, methods, baselines, split=opts.split, limit=opts.limit,
+                                          progress=progress, progress_every=1)
         except (BaselineUnavailable, DatasetNotFound) as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
@@ -107,9 +110,6 @@ class Command(ScrapyCommand):
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return
-        finally:
-            for bar in bars:
-                bar.close()
         table = markdown_table(result)
         print(table)
         out_dir = Path(opts.out_dir)

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from crawler.report.summary import CrawlSummary, Sampled
-from extraction.warc import read_captures
+from extraction.warc import read_capture
 from templates_db.sqlite import DatabaseError
 from templates_db.store import open_store, store_exists
 
@@ -29,7 +29,7 @@ def load_screenshot(item: Sampled) -> bytes | None:
         if item.screenshot_file:
             return Path(item.screenshot_file).read_bytes()
         if item.warc_file and item.warc_offset is not None:
-            capture = next(read_captures(item.warc_file, item.warc_offset, limit=1), None)
+            capture = read_capture(item.warc_file, item.warc_offset)
             return capture.screenshot if capture is not None else None
     except OSError as exc:
         logger.warning("Screenshot of %s not found: %s", item.url, exc)

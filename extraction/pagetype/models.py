@@ -268,10 +268,7 @@ class PageTypeModels:
 def decide(probs: Sequence[float] | np.ndarray, other_margin: float = 0.0) -> int:
     """Return the index in ``CLASSES`` of the chosen type: article or list, whichever is likelier (article on a
     tie), unless "other" beats both by more than ``other_margin``."""
-    article, listing, other = (float(p) for p in probs[:3])
-    if other > max(article, listing) + other_margin:
-        return 2
-    return 0 if article >= listing else 1
+    return int(decide_all(np.asarray(probs, dtype=np.float64)[None, :3], other_margin)[0])
 
 
 def decide_all(probs: np.ndarray, other_margin: float = 0.0) -> np.ndarray:

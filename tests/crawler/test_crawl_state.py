@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from demo.server import DemoServer
-from extraction.warc import read_captures
+from extraction.warc import read_capture
 from tests.crawl_helpers import FAST_SETTINGS, REPO, needs_chromium, run_crawl, sites_yaml
 from tests.crawler.test_crawl_demo import demo_sites
 
@@ -162,8 +162,8 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     # flushed before its record goes out; a kill leaves at most a cut last capture, which readers skip).
     records = [record for feed in feeds for record in _lines(feed)]
     for record in records:
-        capture = next(read_captures(str(record["warc_file"]), int(str(record["warc_offset"])), limit=1))
-        assert capture.url == record["final_url"] and capture.complete
+        capture = read_capture(str(record["warc_file"]), int(str(record["warc_offset"])))
+        assert capture is not None and capture.url == record["final_url"] and capture.complete
 
 
 def test_corrupt_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServer, tmp_path: Path) -> None:

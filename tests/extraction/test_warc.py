@@ -12,7 +12,15 @@ import pytest
 
 from extraction.page import HttpExchange, Page
 from extraction.record import Record
-from extraction.warc import SCREENSHOT_URN, WarcWriter, original_headers, read_captures, stored_headers, warc_date
+from extraction.warc import (
+    SCREENSHOT_URN,
+    WarcWriter,
+    original_headers,
+    read_capture,
+    read_captures,
+    stored_headers,
+    warc_date,
+)
 
 WARCIO = str(Path(sys.executable).parent / "warcio")
 BODY = "<html><head><title>江城日报</title></head><body><p>记者周一从市统计局了解到。</p></body></html>".encode("gbk")
@@ -191,8 +199,8 @@ def test_reading_from_an_offset_gives_that_capture(tmp_path: Path) -> None:
     writer = WarcWriter(tmp_path)
     locations = [writer.write(_page(f"http://news.example/a/{n}.html"), _record(f"http://news.example/a/{n}.html"))
                  for n in range(3)]
-    second = next(read_captures(locations[1].file, locations[1].offset, limit=1))
-    assert second.url == "http://news.example/a/1.html" and second.location == locations[1]
+    second = read_capture(locations[1].file, locations[1].offset)
+    assert second is not None and second.url == "http://news.example/a/1.html" and second.location == locations[1]
 
 
 def test_warc_dates() -> None:

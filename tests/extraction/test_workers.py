@@ -17,7 +17,7 @@ from demo import build_sites
 from extraction.page import Page
 from extraction.process import Context, process
 from extraction.record import Record
-from extraction.warc import read_captures
+from extraction.warc import read_capture
 from extraction.workers import Outcome, PagePool, WorkersConfig, usable_cpus
 from pipelines.process import ProcessPipeline, worker_handler, worker_settings
 
@@ -141,7 +141,9 @@ def test_workers_are_replaced_after_their_page_budget() -> None:
 def _body(record: Record) -> bytes:
     """Return the page body a record's WARC capture holds."""
     assert record.warc_file is not None and record.warc_offset is not None
-    return next(read_captures(record.warc_file, record.warc_offset, limit=1)).body
+    capture = read_capture(record.warc_file, record.warc_offset)
+    assert capture is not None
+    return capture.body
 
 
 def _pipeline(tmp_path: Path, **settings: Any) -> tuple[ProcessPipeline, Any]:

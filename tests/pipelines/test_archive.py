@@ -8,7 +8,7 @@ import pytest
 
 from extraction.page import Page
 from extraction.record import EXPORT_FIELDS, Record
-from extraction.warc import read_captures
+from extraction.warc import read_capture
 from pipelines.archive import ContentStore, PageArchive, html_archive_bytes, read_archived_html
 
 
@@ -113,7 +113,8 @@ def test_warc_is_the_default_and_keeps_refused_pages_too(tmp_path: Path) -> None
         archive.keep(Page(body, url), record)
         assert record.warc_file and Path(record.warc_file).parent == tmp_path / "warc"
         assert record.html_file is None and record.warc_offset is not None and record.warc_length
-        assert next(read_captures(record.warc_file, record.warc_offset, limit=1)).body == body
+        capture = read_capture(record.warc_file, record.warc_offset)
+        assert capture is not None and capture.body == body
     archive.close()
     assert counts["archive/warc/captures"] == 2 and counts["archive/warc/bytes"] > 0
 

@@ -233,8 +233,6 @@ def _itemprop_value(element: html.HtmlElement) -> str | None:
 _ISO_RE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?"
                      r"\s*(Z|[+-]\d{2}:?\d{2}|UTC|GMT)?)?", re.I)
 _SLASH_RE = re.compile(r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
-# Day first with dots (17.05.2021, German and other European pages): never month first, so not ambiguous.
-_DOTTED_RE = re.compile(r"(?<![\d.])(\d{1,2})\.(\d{1,2})\.(\d{4})(?![\d.]\d)(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 _ZH_DATE_RE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\s*(\d{1,2})\s*[:：时]\s*(\d{2})"
                          r"(?:\s*[:：分]\s*(\d{2}))?)?")
 _ZH_RELATIVE_RE = re.compile(r"(\d+)\s*(分钟|小时|天)前|(昨天|前天|今天)")
@@ -281,8 +279,10 @@ def _compose(year: str, month: str, day: str, hour: str | None = None, minute: s
 
 
 def parse_date(text: str | None, max_year: int | None = None) -> str | None:
-    """Return the first date in ``text`` (ISO 8601, slashes, Chinese, English month names, day-first with
-    dots) as ISO 8601."""
+    """Return the first date in ``text`` (ISO 8601, slashes, Chinese, English month names) as ISO 8601.
+
+    Dates with dots and the year last (01.09.2008) are not read: day first on European pages, month first
+    on American ones (both seen on L3S-GN1)."""
     if not text:
         return None
     for pattern in (_ISO_RE, _ZH_DATE_RE, _SLASH_RE):
@@ -302,10 +302,6 @@ def parse_date(text: str | None, max_year: int | None = None) -> str | None:
             hour = str(int(hour) % 12 + (12 if match["ap"].lower().startswith("p") else 0))
         return _compose(match["y1"] or match["y2"], str(month), match["d1"] or match["d2"], hour, match["mi"],
                         max_year=max_year)
-    match = _DOTTED_RE.search(text)
-    if match:
-        day, month, year, hour, minute, second = match.groups()
-        return _compose(year, month, day, hour, minute, second, max_year=max_year)
     return None
 
 

@@ -262,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
             sets = Counter(p.relative_to(DATASETS).parts[0] for p in map(Path, pages))
             report += [f"## `scrapy extract` on {len(pages)} dataset pages", "",
                        "- pages per set: " + ", ".join(f"{k} {n}" for k, n in sets.items()),
-                       *compare(by_key(old_records, "path"), by_key(new_records, "html_file", "path"),
+                       *compare(by_key(old_records, "html_file", "path"), by_key(new_records, "html_file", "path"),
                                 set(), set(), set(), extract_mode=True)[0], ""]
             log(f"extract done ({time.monotonic() - started:.0f} s)")
         if not opts.skip_crawl:

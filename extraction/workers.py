@@ -32,6 +32,7 @@ here imports Scrapy.
 
 from __future__ import annotations
 
+import gc
 import logging
 import multiprocessing
 import os
@@ -150,6 +151,9 @@ def _start_worker(factory: HandlerFactory, args: tuple[Any, ...], log_level: int
     closer = getattr(_handler, "close", None)
     if callable(closer):  # e.g. parks the unfinished template batches when the worker exits
         Finalize(_handler, closer, exitpriority=10)
+    # What lives as long as the worker (the models, the loaded modules) leaves the collector's generations:
+    # its full collections no longer walk it after every page (30.7 -> 29.3 ms a WCXB page in one process).
+    gc.freeze()
 
 
 def _ready() -> str | None:

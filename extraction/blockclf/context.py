@@ -31,7 +31,7 @@ from collections.abc import Sequence
 import numpy as np
 import numpy.typing as npt
 
-from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, TEXT_CACHE_SIZE, text_tokens
+from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, TEXT_CACHE_SIZE, paragraph_tokens
 from extraction.dom.blocks import Block
 
 # Bump on any change to the columns or their definitions (FEATURE_VERSION of the own features too).
@@ -57,7 +57,6 @@ FEATURES: tuple[str, ...] = (
 WINDOW = 3  # blocks on each side for window_longest_ratio
 
 _SENTENCE_END_RE = re.compile(r"[.!?。！？…:;：；]['\"”’」』)）]*$")
-_NUMERIC_RE = re.compile(r"^\d")
 _LOG_CHARS = BLOCK_FEATURES.index("log_chars")
 _LINK_DENSITY = BLOCK_FEATURES.index("link_density")
 _IN_CONTENT = BLOCK_FEATURES.index("cetd_in_content")
@@ -68,13 +67,13 @@ FloatArray = npt.NDArray[np.float32]
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
 def text_shape(text: str) -> tuple[int, int, int, int, int, bool]:
     """Return ``(tokens, token characters, short tokens, capitalised tokens, numeric tokens, ends a sentence)``."""
-    tokens = text_tokens(text)
+    tokens = paragraph_tokens(text)
     chars = short = capital = numeric = 0
     for token in tokens:
         chars += len(token)
         short += len(token) <= 3
         capital += token[:1].isupper()
-        numeric += bool(_NUMERIC_RE.match(token))
+        numeric += token[:1].isdecimal()  # what ^\d matches: a Unicode decimal digit
     return len(tokens), chars, short, capital, numeric, bool(_SENTENCE_END_RE.search(text))
 
 

@@ -21,7 +21,7 @@ The walk is one iterative ``etree.iterwalk`` (pages can be thousands of levels d
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from lxml import etree, html
 
@@ -95,6 +95,10 @@ class PageTotals:
     imgs: int
     max_depth: int  # deepest visible element, the top at depth 0
     lines: int  # paragraphs on the page
+    # The walk's top and the invisible elements it skipped there (invisible tags, hidden elements; not
+    # those inside them): CETD counts the same page without them (extraction.blockclf.features).
+    top: html.HtmlElement | None = field(default=None, compare=False, repr=False)
+    skipped: frozenset[html.HtmlElement] = field(default=frozenset(), compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,6 +174,7 @@ def page_blocks(root: html.HtmlElement) -> list[Block]:
     max_depth = 0
     in_link = 0  # open <a> elements
     skipped = False  # the previous event started an invisible element: this one is its end
+    invisible: list[html.HtmlElement] = []  # the elements skipped
     kinds: list[int] = []  # kinds of the open elements, so that "end" need not read the tag again
 
     walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
@@ -180,6 +185,7 @@ def page_blocks(root: html.HtmlElement) -> list[Block]:
             if kind & _INVISIBLE or (names and not _HIDING_ATTRIBUTES.isdisjoint(names) and is_hidden(node)):
                 walker.skip_subtree()  # its "end" still comes, right after
                 skipped = True
+                invisible.append(node)
                 continue
             order += 1
             depth += 1
@@ -231,10 +237,11 @@ def page_blocks(root: html.HtmlElement) -> list[Block]:
             line.append(piece)
             if in_link:
                 line_link += len(" ".join(piece.split()))
-    return _finish(regions, order + 1, max_depth, line_no)
+    return _finish(regions, order + 1, max_depth, line_no, top, frozenset(invisible))
 
 
-def _finish(regions: list[_Region], elements: int, max_depth: int, lines: int) -> list[Block]:
+def _finish(regions: list[_Region], elements: int, max_depth: int, lines: int, top: html.HtmlElement,
+            invisible: frozenset[html.HtmlElement]) -> list[Block]:
     """Return the blocks of the regions that have text; empties ``regions`` as it goes, so that a
     page of 400,000 blocks does not hold both forms at once (about 80 MB less at the peak)."""
     chars = link_chars = links = imgs = 0
@@ -244,7 +251,7 @@ def _finish(regions: list[_Region], elements: int, max_depth: int, lines: int) -
             link_chars += min(linked, len(text))
         links += region.links
         imgs += region.imgs
-    page = PageTotals(elements, chars, link_chars, links, imgs, max_depth, lines)
+    page = PageTotals(elements, chars, link_chars, links, imgs, max_depth, lines, top, invisible)
     blocks: list[Block] = []
     regions.reverse()
     while regions:  # popped in document order: a region's memory is freed as its block is made

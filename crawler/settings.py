@@ -37,6 +37,10 @@ CONCURRENT_REQUESTS = 256
 # asyncio tasks per response, and its default (100) was a quarter of the reactor thread's time.
 CONCURRENT_ITEMS = 16
 CONCURRENT_REQUESTS_PER_DOMAIN = 4  # a site list entry may set its own (concurrency:, delay:)
+# Scrapy's downloader-aware queue (its default: the site with the fewest downloads goes next), choosing
+# without reading every site at each request (crawler/scheduler.py): a quarter of the crawl process's time
+# at the start of a 3,502-site crawl.
+SCHEDULER_PRIORITY_QUEUE = "crawler.scheduler.SlotQueue"
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 8 * 1024 * 1024  # bytes; larger pages become items with error "too_large"
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024

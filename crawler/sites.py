@@ -29,6 +29,7 @@ reported as a :class:`SiteListError` naming the file, the entry and the field.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -105,6 +106,15 @@ class SiteList:
     sites: tuple[SiteConfig, ...]
     source: str = "<memory>"
     variables_used: frozenset[str] = field(default_factory=frozenset)
+
+    @functools.cached_property
+    def _by_name(self) -> dict[str, SiteConfig]:
+        return {site.name: site for site in self.sites}
+
+    def named(self, name: str) -> SiteConfig:
+        """Return the site called ``name`` (names are unique; KeyError for none): a dict lookup, as the
+        spider asks for every response of a crawl of thousands of sites."""
+        return self._by_name[name]
 
     def site_for(self, url: str) -> SiteConfig | None:
         """Return the site with the longest allowed prefix matching ``url``, or None."""

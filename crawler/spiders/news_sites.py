@@ -295,7 +295,7 @@ class NewsSitesSpider(Spider):
         return requests
 
     def _site(self, name: str) -> SiteConfig:
-        return next(site for site in self.site_list.sites if site.name == name)
+        return self.site_list.named(name)
 
     # -- callbacks --
 

@@ -52,6 +52,13 @@ def test_allows_prefix_follow_and_deny() -> None:
     assert not b.allows("https://b.test/about")
 
 
+def test_named_finds_each_site() -> None:
+    site_list = parse_site_list(GOOD)
+    assert [site_list.named(site.name) for site in site_list.sites] == list(site_list.sites)
+    with pytest.raises(KeyError):
+        site_list.named("missing")
+
+
 def test_site_for_picks_longest_prefix() -> None:
     site_list = parse_site_list(GOOD)
     assert site_list.site_for("https://b.test/world/x").name == "b"  # type: ignore[union-attr]

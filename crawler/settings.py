@@ -72,9 +72,9 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--no-first-run",
         "--disable-sync",
         # New pages share up to 4 renderer processes instead of starting one each (a page of a new site
-        # otherwise costs a process start). Replayed real pages, same machine: 2,000 pages 2.51 -> 2.67
-        # pages/s, Chromium CPU 0.53 -> 0.49 s a page, peak PSS 938 -> 742 MiB; 300 pages +7%. A renderer
-        # crash then fails the pages sharing it, which RENDER_CRASH_RETRIES renders again.
+        # otherwise costs a process start): +7% pages/s on 300 replayed real pages, Chromium's CPU and peak
+        # PSS lower on 2,000 (README "Benchmark"). A renderer crash then fails the pages sharing it, which
+        # RENDER_CRASH_RETRIES renders again.
         "--renderer-process-limit=4",
     ],
 }

@@ -71,11 +71,9 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--disable-component-update",
         "--no-first-run",
         "--disable-sync",
-        # New pages share up to 4 renderer processes instead of starting one each (a page of a new site
-        # otherwise costs a process start): +7% pages/s on 300 replayed real pages, Chromium's CPU and peak
-        # PSS lower on 2,000 (README "Benchmark"). A renderer crash then fails the pages sharing it, which
-        # RENDER_CRASH_RETRIES renders again.
-        "--renderer-process-limit=4",
+        # Not "--renderer-process-limit=4": pages sharing a renderer share its main thread, so one page whose
+        # script hangs stalls the others (the offline renderer's bad-pages test failed 4 runs of 8 with it,
+        # 0 of 8 without), for +7% pages/s on replayed pages (README "Benchmark").
     ],
 }
 # Pages rendering at once: the renderer's own limit (RenderConfig.concurrency), apart from politeness.

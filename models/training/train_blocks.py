@@ -74,10 +74,13 @@ from models.training.block_data import MIN_PARAGRAPHS, IntArray, TrainingData, c
 from models.training.block_svm import (
     PARITY_ROWS,
     PARITY_TOLERANCE,
+    RbfSvm,
     Split,
     calibrated_model,
     export_onnx,
+    onnx_probabilities,
     parity,
+    rbf_svm_graph,
     skl2onnx_export,
     support_vectors,
     svm_pipeline,
@@ -255,13 +258,52 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
                         help=f"P(content) threshold written to meta.json, or 'cv' for the one with the best calibrated "
                              f"grouped-CV F1 (default {THRESHOLD})")
     parser.add_argument("--no-cache", action="store_true", help="extract the features again, ignoring the cache")
+    parser.add_argument("--regraph", action="store_true",
+                        help="write the models of --out (default models/) again in the current ONNX layout of "
+                             "block_svm.rbf_svm_graph, same numbers, no training")
     return parser.parse_args(argv)
+
+
+def regraph(folder: Path, rows: int = PARITY_ROWS, seed: int = 0) -> dict[str, float]:
+    """Rewrite ``folder``'s SVMs in the current graph layout (``rbf_svm_graph`` of ``RbfSvm.read``) and update
+    their meta entries; return each model's largest P(content) difference between the two graphs.
+
+    The difference is measured on ``rows`` random rows of the scaled training range (every feature uniform
+    between the minimum and maximum the scaler saw); the recorded scikit-learn parity becomes the old one
+    plus that difference, a bound (scikit-learn is not at hand without retraining).
+    """
+    meta = json.loads((folder / "meta.json").read_text())
+    rng = np.random.default_rng(seed)
+    changes: dict[str, float] = {}
+    for kind in ("blocks", "paragraphs"):
+        entry = meta[kind]
+        path = folder / entry["file"]
+        old = path.read_bytes()
+        svm = RbfSvm.read(old)
+        new = rbf_svm_graph(svm, len(entry["features"]))
+        z = rng.uniform(0.0, 1.0, size=(rows, len(entry["features"])))
+        x = ((z - svm.offset) / svm.scale).astype(np.float32)
+        difference = float(np.abs(onnx_probabilities(new, x) - onnx_probabilities(old, x)).max(initial=0.0))
+        if entry["parity"]["max_abs_diff"] + difference >= PARITY_TOLERANCE:
+            raise RuntimeError(f"{kind}: the new graph moves P(content) by {difference:.2e}: over the parity tolerance")
+        path.write_bytes(new)
+        entry["size_bytes"] = len(new)
+        entry["parity"]["max_abs_diff"] += difference
+        entry["parity"]["regraphed"] = {"max_abs_diff_to_previous_graph": difference, "rows": rows,
+                                        "rows_from": "uniform over the scaler's training range"}
+        changes[kind] = difference
+        logger.info("%s: rewritten (%d bytes), P(content) moved by at most %.2e", kind, len(new), difference)
+    (folder / "meta.json").write_text(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    return changes
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Train, export and describe both models; return the exit status."""
     args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s", stream=sys.stderr)
+    if args.regraph:
+        regraph(args.out or MODELS_DIR)
+        return 0
     budget = QUICK if args.quick else FULL
     threshold = None if args.threshold == "cv" else float(args.threshold)
     if args.max_blocks:

@@ -118,7 +118,14 @@ def test_export_matches_scikit_learn(kind: str, tmp_path: Path) -> None:
     from sklearn.model_selection import GroupKFold
 
     from models.training.block_data import html_rows
-    from models.training.block_svm import calibrated_model, export_onnx, onnx_probabilities, skl2onnx_export
+    from models.training.block_svm import (
+        RbfSvm,
+        calibrated_model,
+        export_onnx,
+        onnx_probabilities,
+        rbf_svm_graph,
+        skl2onnx_export,
+    )
 
     xs, ys, groups = [], [], []
     for seed in range(INLINE_PAGES):
@@ -141,6 +148,11 @@ def test_export_matches_scikit_learn(kind: str, tmp_path: Path) -> None:
     session = ort.InferenceSession(onnx_model, providers=["CPUExecutionProvider"])
     labels = session.run(["label"], {session.get_inputs()[0].name: x})[0]
     assert labels.tolist() == model.predict(x).tolist()
+    # The graph's numbers read back are the model's, and give the same graph (train_blocks --regraph).
+    read, fitted = RbfSvm.read(onnx_model), RbfSvm.of(model)
+    for name in ("scale", "offset", "vectors", "dual", "intercept", "gamma", "a", "b"):
+        np.testing.assert_array_equal(getattr(read, name), getattr(fitted, name))
+    assert rbf_svm_graph(read, x.shape[1]) == onnx_model
     # The same graph through the runtime loader, as extraction.blockclf.classifier runs it.
     names = list(BLOCK_FEATURES if kind == "blocks" else PARAGRAPH_FEATURES)
     entry = {"file": f"{kind}.onnx", "features": names, "feature_version": FEATURE_VERSION, "threshold": 0.5}

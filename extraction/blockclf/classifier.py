@@ -201,12 +201,6 @@ def _sibling_key(block: Block) -> tuple[Any, str, str]:
     return element.getparent(), str(element.tag), " ".join((element.get("class") or "").split())
 
 
-def _is_article(page_probabilities: Sequence[float] | None) -> bool:
-    """Return whether the page-type model's (article, list, other) make the page an article."""
-    return page_probabilities is not None and len(page_probabilities) == 3 \
-        and page_probabilities[0] >= max(page_probabilities[1], page_probabilities[2])
-
-
 def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     """Return the indices of the blocks inside a readers' comment thread.
 
@@ -314,7 +308,7 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in sibling_blocks(blocks, kept):
             kept[i] = True
             decision.siblings += 1
-    if drop_comments and _is_article(page_probabilities):
+    if drop_comments:  # on every page type: the main-block guard keeps a forum's own thread
         for i in comment_blocks(blocks):
             if kept[i]:
                 kept[i] = False

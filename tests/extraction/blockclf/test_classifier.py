@@ -362,9 +362,9 @@ def test_comment_thread_after_an_article_is_dropped() -> None:
     assert all(comment in found for comment in COMMENTS) and "forty teachers" not in found
     article = classify(root, blocks=blocks, page_probabilities=[0.9, 0.05, 0.05])
     assert "forty teachers" in article.text and not any(text in article.text for text in COMMENTS)
-    # The rule is for articles: on a page typed otherwise (a forum thread) the comments are left to the model.
+    # Whatever the page type: articles with long threads are often typed list or other (issue 17).
     other = classify(root, blocks=blocks, page_probabilities=[0.1, 0.1, 0.8])
-    assert other.comments == 0
+    assert not any(text in other.text for text in COMMENTS)
 
 
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:

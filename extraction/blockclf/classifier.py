@@ -170,6 +170,9 @@ class BlockDecision:
 
 
 MAIN_SHARE = 0.5  # the main block outside comment threads has at least this share of the longest block's text
+# A block whose element has this many children named as comments (WordPress's <ol class="commentlist">
+# of <li class="comment">) is a thread however long: it is not the page's main block.
+MIN_THREAD_ITEMS = 2
 _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pinglun", re.I)
 
 
@@ -222,7 +225,9 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     longest = max(blocks, key=own)
     outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=own,
                   default=None)
-    main = (outside if outside is not None and own(outside) >= MAIN_SHARE * own(longest) else longest).element
+    main = (outside if outside is not None and (own(outside) >= MAIN_SHARE * own(longest)
+                                                 or _comment_items(longest.element) >= MIN_THREAD_ITEMS)
+            else longest).element
     main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
     found = []
     for block, container in zip(blocks, nearest, strict=True):
@@ -232,6 +237,12 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
         if container is not None:
             found.append(block.index)
     return found
+
+
+def _comment_items(element: html.HtmlElement) -> int:
+    """Return how many element children of ``element`` have a class or id that names a comment."""
+    return sum(1 for child in element.iterchildren("*")
+               if _COMMENT_RE.search(f"{child.get('class') or ''} {child.get('id') or ''}"))
 
 
 def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, html.HtmlElement | None],

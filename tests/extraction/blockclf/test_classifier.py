@@ -367,6 +367,22 @@ def test_comment_thread_after_an_article_is_dropped() -> None:
     assert not any(text in other.text for text in COMMENTS)
 
 
+def test_a_thread_in_one_block_longer_than_the_article_is_still_a_thread() -> None:
+    # WordPress: every comment an <li class="comment"> of one <ol>, so the whole thread is one block.
+    items = "".join(f"<li class='comment c{i}'><div class='comment-author'>reader{i}</div><p>{text}</p></li>"
+                    for i, text in enumerate(COMMENTS * 4))
+    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div id='post'><h2>At the market</h2>"
+            "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
+            f"</div></div><div id='comments'><ol>{items}</ol></div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    assert all(comment in found for comment in COMMENTS) and "river fish" not in found
+    # The same thread without comment-named items is, by length, the main block: left to the model.
+    plain = page.replace("class='comment c", "class='note c").replace("comment-author", "note-author")
+    plain_blocks = page_blocks(parse_html(plain))
+    assert classifier.comment_blocks(plain_blocks) == []
+
+
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
     root = parse_html(_page_with_comments("<div id='story' class='post has-comments'>"))
     blocks = page_blocks(root)

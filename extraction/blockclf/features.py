@@ -52,10 +52,10 @@ import numpy.typing as npt
 from lxml import etree, html
 
 from extraction.cetd import score
-from extraction.dom.blocks import BLOCK_TAGS, Block, walk_top
+from extraction.dom.blocks import BLOCK_TAGS, SKIPPED_TAGS, Block, walk_top
 from extraction.dom.preprocess import _XML_INVALID_RE
 from extraction.dom.stats import compute_stats
-from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+from extraction.dom.text import is_hidden
 from extraction.dom.tokens import jieba_tokens, word_tokens
 from extraction.paths import DATA_DIR
 
@@ -297,7 +297,7 @@ Twins = dict[html.HtmlElement, html.HtmlElement]
 
 def _invisible(top: html.HtmlElement) -> set[html.HtmlElement]:
     """Return the elements of ``top``'s subtree that CETD does not count: invisible tags, hidden elements."""
-    doomed = set(top.iter(*INVISIBLE_TAGS))
+    doomed = set(top.iter(*SKIPPED_TAGS))
     doomed.update(node for node in top.xpath(_HIDING_XPATH) if is_hidden(node))
     return doomed
 
@@ -329,7 +329,7 @@ def _pruned_copy(top: html.HtmlElement, blocks: Sequence[Block]) -> tuple[html.H
             _append_text(twin, original.text)
         for child in original:
             tag = child.tag
-            visible = isinstance(tag, str) and tag not in INVISIBLE_TAGS and not is_hidden(child)
+            visible = isinstance(tag, str) and tag not in SKIPPED_TAGS and not is_hidden(child)
             child_in_region = (child in regions if tag in BLOCK_TAGS else in_region) if visible else False
             if visible and (child in needed or (child_in_region and tag not in BLOCK_TAGS)):
                 copied = etree.SubElement(twin, tag, _class_of(child))

@@ -9,8 +9,9 @@ from lxml import etree, html
 
 from evaluation.datasets import datasets_dir, iter_pages
 from evaluation.datasets.textutil import decode_text
-from extraction.dom.blocks import BLOCK_TAGS, Block, blocks_text, page_blocks, walk_top
+from extraction.dom.blocks import BLOCK_TAGS, CAPTION_TAGS, Block, blocks_text, page_blocks, walk_top
 from extraction.dom.html import parse_html
+from extraction.dom.preprocess import remove_keep_tail
 from extraction.dom.text import visible_text
 
 # Real pages per dataset in the consistency check (a quick sample, not a benchmark).
@@ -45,6 +46,14 @@ def test_blocks_without_own_text_are_left_out_but_count_in_page_totals() -> None
     page = blocks[0].page
     assert (page.imgs, page.links, page.chars, page.link_chars) == (1, 1, 4, 4)
     assert page.elements == 6  # body, div, ul, li, a, img
+
+
+def test_captions_are_skipped_like_invisible_elements() -> None:
+    blocks = _blocks("<body><article><p>The river rose.</p><figure><img src='a.jpg'>"
+                     "<figcaption>Foto: dpa</figcaption></figure> tail<p>It fell.</p></article></body>")
+    assert blocks[0].text == "The river rose.\ntail\nIt fell."
+    assert blocks[0].page.elements == 6  # body, article, p, figure, img, p: the figcaption does not count
+    assert [element.tag for element in blocks[0].page.skipped] == ["figcaption"]
 
 
 def test_paragraph_level_tags_are_not_blocks() -> None:
@@ -153,6 +162,8 @@ def test_real_pages_blocks_hold_the_visible_text(dataset: str) -> None:
     for page in islice(iter_pages(dataset), REAL_PAGES):
         root = parse_html(decode_text(page.html_bytes()))
         blocks = page_blocks(root)
+        for caption in list(root.iter(*CAPTION_TAGS)):  # the segmentation skips captions
+            remove_keep_tail(caption)
         # visible_text also breaks lines at source newlines inside text; the words must agree.
         assert blocks_text(blocks, [True] * len(blocks)).split() == visible_text(root).split(), page.page_id
         assert all(0 <= p.link_chars <= p.chars for block in blocks for p in block.paragraphs)

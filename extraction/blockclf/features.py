@@ -56,7 +56,7 @@ from extraction.dom.blocks import BLOCK_TAGS, SKIPPED_TAGS, Block, walk_top
 from extraction.dom.preprocess import _XML_INVALID_RE
 from extraction.dom.stats import compute_stats
 from extraction.dom.text import is_hidden
-from extraction.dom.tokens import jieba_tokens, word_tokens
+from extraction.dom.tokens import han_tokens, word_tokens
 from extraction.paths import DATA_DIR
 
 # Bump on any change to the columns below, their definitions or the noise-word lists.
@@ -166,9 +166,9 @@ def _noise_prefixes() -> frozenset[str]:
 
 
 def text_tokens(text: str, hmm: bool = True) -> list[str]:
-    """Return the words of ``text``: jieba tokens (its HMM on or off) when it has a Han character,
-    else ``\\w+`` matches."""
-    return jieba_tokens(text, hmm) if _HAN_RE.search(text) else word_tokens(text)
+    """Return the words of ``text``: jieba's segmentation (``han_tokens``, its HMM on or off) when it has
+    a Han character, else ``\\w+`` matches."""
+    return han_tokens(text, hmm) if _HAN_RE.search(text) else word_tokens(text)
 
 
 @functools.lru_cache(maxsize=PARAGRAPH_TOKENS_CACHE_SIZE)

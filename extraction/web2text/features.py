@@ -31,7 +31,7 @@ children (0) and leaves (1), the root's depth and position (0); standardisation 
 ancestor, summed) one-hots for 2, 3, 4 and > 4; a line break between them in the unstyled page
 (``CDom.breaks``); the node statistics of their common ancestor (20).
 
-Words: text with a Han character is cut by jieba with its HMM off (``block_features.text_tokens``;
+Words: text with a Han character is cut by jieba (jieba-rs) with its HMM off (``block_features.text_tokens``;
 about twice as fast, and the HMM only guesses words missing from the dictionary), other text into
 ``\\w+`` tokens. Traditional characters, which jieba's dictionary mostly lacks, then come out one
 per word, so the Chinese list also holds the single characters of the traditional function

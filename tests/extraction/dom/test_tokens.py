@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from extraction.dom import tokens
-from extraction.dom.tokens import jieba_tokens, word_tokens
+from extraction.dom.tokens import han_tokens, jieba_tokens, word_tokens
 
 HAS_JIEBA = importlib.util.find_spec("jieba") is not None
 needs_jieba = pytest.mark.skipif(not HAS_JIEBA, reason="jieba is not installed (requirements.txt: jieba==0.42.1)")
@@ -20,6 +20,18 @@ def test_word_tokens_keep_case_and_drop_punctuation() -> None:
     assert word_tokens("The cat, the café!") == ["The", "cat", "the", "café"]
     assert word_tokens("北京，上海") == ["北京", "上海"]
     assert word_tokens(None) == []
+
+
+@needs_jieba
+def test_han_tokens_are_jiebas_words_but_inside_runs_without_han() -> None:
+    for text in ("新华社北京3月5日电 国务院总理李克强5日在十三届全国人大一次会议上作政府工作报告。",
+                 "记者从市交通委了解到，地铁十号线将于明年通车。", "我爱北京天安门。天安门上太阳升。"):
+        assert han_tokens(text) == jieba_tokens(text)
+        assert han_tokens(text, hmm=False) == jieba_tokens(text, hmm=False)
+    # jieba-rs keeps a number range or a host name whole; jieba splits it at the punctuation.
+    assert han_tokens("CopyRight@2004-2008 新浪网") == ["CopyRight", "2004-2008", "新浪网"]
+    assert jieba_tokens("CopyRight@2004-2008 新浪网") == ["CopyRight", "2004", "2008", "新浪网"]
+    assert han_tokens("。，  ") == [] and han_tokens(None) == []
 
 
 @needs_jieba

@@ -272,7 +272,7 @@ def regraph(folder: Path, rows: int = PARITY_ROWS, seed: int = 0) -> dict[str, f
     between the minimum and maximum the scaler saw); the recorded scikit-learn parity becomes the old one
     plus that difference, a bound (scikit-learn is not at hand without retraining).
     """
-    meta = json.loads((folder / "meta.json").read_text())
+    meta = json.loads((folder / "meta.json").read_text(encoding="utf-8"))
     rng = np.random.default_rng(seed)
     changes: dict[str, float] = {}
     for kind in ("blocks", "paragraphs"):

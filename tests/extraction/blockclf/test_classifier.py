@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -365,6 +366,21 @@ def test_comment_thread_after_an_article_is_dropped() -> None:
     # Whatever the page type: articles with long threads are often typed list or other (issue 17).
     other = classify(root, blocks=blocks, page_probabilities=[0.1, 0.1, 0.8])
     assert not any(text in other.text for text in COMMENTS)
+
+
+def test_regraph_rewrites_the_shipped_models_in_the_current_layout(tmp_path: Path) -> None:
+    pytest.importorskip("onnx", reason="onnx is a training/test dependency (requirements-dev.txt)")
+    from models.training.train_blocks import regraph
+
+    for name in ("meta.json", "blocks.onnx", "paragraphs.onnx"):
+        shutil.copy(MODELS_DIR / name, tmp_path / name)
+    changes = regraph(tmp_path)
+    # The shipped graphs are in the current layout already: the same bytes, P(content) unmoved.
+    assert changes == {"blocks": 0.0, "paragraphs": 0.0}
+    for name in ("blocks.onnx", "paragraphs.onnx"):
+        assert (tmp_path / name).read_bytes() == (MODELS_DIR / name).read_bytes()
+    meta = json.loads((tmp_path / "meta.json").read_text(encoding="utf-8"))
+    assert meta["paragraphs"]["parity"]["max_abs_diff"] < PARITY_TOLERANCE
 
 
 def test_a_thread_in_one_block_longer_than_the_article_is_still_a_thread() -> None:

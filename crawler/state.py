@@ -7,13 +7,14 @@ opened (corrupt, locked, newer schema) is reported once and the crawl goes on as
 error during the crawl is counted (``state/error``) and the operation skipped.
 
 Stats: ``state/resumed`` and ``state/new_round`` (sites), ``state/error/<open|locked|corrupt|write|read>``,
-``state/completed``; the spider's ``crawl/skipped/known``, ``crawl/skipped/visited``,
+``state/completed``, ``state/recovered_exports``; the spider's ``crawl/skipped/known``, ``crawl/skipped/visited``,
 ``crawl/skipped/lastmod``, ``crawl/skipped/before_since``, ``crawl/revisit``, ``crawl/recrawl``,
 ``crawl/queued_from_state``, ``crawl/unchanged/not_modified``; the pipeline's ``export/skipped/...``.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -39,6 +40,8 @@ from templates_db.store import STORE_FILENAME
 logger = logging.getLogger(__name__)
 
 T = TypeVar("T")
+# A killed run's feed is read from the last completed page's line on: one record's line, or a few.
+MAX_FEED_TAIL_BYTES = 16 * 1024 * 1024
 Count = Callable[[str], Any]
 
 # Failure reasons worth another try on the next run; other failures (404, not HTML, too large) are final.
@@ -175,6 +178,45 @@ class CrawlStateManager:
         for site, round_ in self.rounds.items():
             self.count("state/resumed" if round_.resumed else "state/new_round")
             logger.info("Site %s: %s round %d", site, "resuming" if round_.resumed else "starting", round_.number)
+        self._safe(self._recover_feed, None, "write")
+
+    def _recover_feed(self, state: CrawlState) -> None:
+        """Complete the pages whose lines a killed run wrote to its feed after the last page it completed.
+
+        A record's line is written, then its page completed in the state: a kill between the two leaves a line
+        the state does not know. The state holds the feed file and its size after the last completed page
+        (``PageOutcome.feed``); every whole line after that is such a record, so its page is completed now
+        (done, exported), not fetched and exported a second time. Stat: ``state/recovered_exports``.
+        """
+        mark = state.feed_mark()
+        if mark is None:
+            return
+        path, size = mark
+        try:
+            with open(path, "rb") as feed:
+                feed.seek(size)
+                tail = feed.read(MAX_FEED_TAIL_BYTES)
+        except OSError:
+            return  # the feed is gone or elsewhere: nothing to recover
+        offset = size
+        for line in tail.split(b"\n")[:-1]:  # whole lines only: a cut last line was never exported
+            offset += len(line) + 1
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(record, dict):
+                continue
+            url, site = record.get("url"), record.get("site")
+            if not isinstance(url, str) or not isinstance(site, str):
+                continue
+            state.complete(PageOutcome(
+                url=url, site=site, status="done", depth=int(record.get("depth") or 0), round=self.round(site),
+                fetched_at=time.time(), http_status=record.get("status"), page_type=record.get("page_type"),
+                canonical=record.get("canonical_url"), duplicate_of=record.get("duplicate_of"), exported=True,
+                error=record.get("error"), feed=(path, offset)))
+            self.count("state/recovered_exports")
+            logger.info("Recovered %s: exported to %s by the killed run, not in its state", url, path)
 
     def end(self, reason: str) -> None:
         """Close the state; the rounds are complete when the crawl finished cleanly."""

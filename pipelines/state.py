@@ -16,14 +16,18 @@ Stats: ``export/skipped/<revisit|unchanged|duplicate|before_since>``, ``dedup/<e
 from __future__ import annotations
 
 import logging
+import os
 import time
 from typing import Any
 
 from scrapy import signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import DropItem
+from scrapy.exporters import JsonLinesItemExporter
+from scrapy.extensions.feedexport import FeedExporter
 from scrapy.statscollectors import StatsCollector
 
+from crawler.feeds import LineFileFeedStorage
 from crawler.state import TRANSIENT_ERRORS, CrawlStateManager, date_timestamp
 from extraction.dedup import (
     DedupConfig,
@@ -50,6 +54,7 @@ class CrawlStatePipeline:
         self.config = config
         self.index: DuplicateIndex | None = None
         self._starts: set[str] | None = None  # the site list's start URLs (never aliases), made once
+        self._feed_exporters: list[FeedExporter] | None = None  # Scrapy's feed exporter (_feed_mark), found once
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlStatePipeline:
@@ -189,4 +194,23 @@ class CrawlStatePipeline:
             etag=crawl.get("etag"), last_modified=crawl.get("last_modified"), content_hash=crawl.get("content_hash"),
             text_hash=crawl.get("text_hash"), page_type=item.page_type, canonical=item.canonical_url,
             duplicate_of=item.duplicate_of, exported=exported, error=item.error, record=record,
-            aliases=tuple(aliases)))
+            aliases=tuple(aliases), feed=self._feed_mark() if exported else None))
+
+    def _feed_mark(self) -> tuple[str, int] | None:
+        """Return the JSON lines feed file the record just went to and its size now (``PageOutcome.feed``), or
+        None when the crawl has no such feed (a JSON array, CSV, a remote or post-processed feed)."""
+        if self._feed_exporters is None:
+            self._feed_exporters = [extension for extension in getattr(self.crawler.extensions, "middlewares", ())
+                                    if isinstance(extension, FeedExporter)]
+        for slot in (slot for exporter in self._feed_exporters for slot in exporter.slots):  # batches add slots
+            exporter_class = slot.exporters.get(slot.format)
+            if not (isinstance(exporter_class, type) and issubclass(exporter_class, JsonLinesItemExporter)) \
+                    or not isinstance(slot.storage, LineFileFeedStorage) or slot.feed_options.get("postprocessing"):
+                continue
+            file = slot.file
+            if file is not None and not file.closed:  # the first such feed: a crawl writes one
+                try:
+                    return os.path.abspath(file.name), file.tell()
+                except (OSError, ValueError, AttributeError):
+                    return None
+        return None

@@ -135,6 +135,9 @@ class PageOutcome:
     error: str | None = None
     record: Mapping[str, Any] | None = None  # the record without its text
     aliases: tuple[tuple[str, str], ...] = ()  # (other URL, kind): canonical / amp, naming this page
+    # The feed file the record's line went to and the file's size after it: written with the page, so that a
+    # crawl killed between the line and this transaction finds the line again (CrawlStateManager.begin).
+    feed: tuple[str, int] | None = None
 
 
 class CrawlState(Protocol):
@@ -152,6 +155,7 @@ class CrawlState(Protocol):
     def aux_due(self, url: str, round_number: int, visited_before: float) -> bool: ...
     def visit_aux(self, url: str, site: str, kind: str, round_number: int) -> None: ...
     def complete(self, outcome: PageOutcome) -> None: ...
+    def feed_mark(self) -> tuple[str, int] | None: ...
     def unchanged(self, url: str, round_number: int) -> None: ...
     def by_hash(self, text_hash: str) -> str | None: ...
     def candidates(self, keys: Sequence[bytes]) -> list[tuple[str, bytes]]: ...
@@ -298,6 +302,19 @@ class SQLiteCrawlState(SQLiteDatabase):
                  o.duplicate_of, int(o.exported), o.error, record))
             conn.executemany("INSERT INTO aliases (url, target, kind) VALUES (?, ?, ?) ON CONFLICT (url) DO NOTHING",
                              [(url, o.url, kind) for url, kind in o.aliases if url != o.url])
+            if o.feed is not None:
+                conn.execute("INSERT INTO meta (key, value) VALUES ('feed', ?) "
+                             "ON CONFLICT (key) DO UPDATE SET value = excluded.value", (json.dumps(list(o.feed)),))
+
+    def feed_mark(self) -> tuple[str, int] | None:
+        """Return the feed file and its size after the last record the state knows was exported, or None."""
+        with self._transaction(write=False) as conn:
+            row = conn.execute("SELECT value FROM meta WHERE key = 'feed'").fetchone()
+        try:
+            path, size = json.loads(row[0]) if row else (None, None)
+        except (ValueError, TypeError):
+            return None
+        return (path, size) if isinstance(path, str) and isinstance(size, int) else None
 
     def unchanged(self, url: str, round_number: int) -> None:
         """Record a conditional refetch answered 304 Not Modified."""

@@ -153,6 +153,11 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     exported = [path for feed in feeds for path in _paths(_lines(feed), server.url)]
     duplicates = [path for path, n in Counter(exported).items() if n > 1]
     assert duplicates == []
+    # The state holds the last feed and its size after the last completed page: a run killed right after a
+    # record's line and before its page was completed finds the line there on the next run (recovered).
+    with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:
+        mark = json.loads(conn.execute("SELECT value FROM meta WHERE key = 'feed'").fetchone()[0])
+    assert mark == [str(feeds[-1].resolve()), feeds[-1].stat().st_size]
     assert set(exported) == _page_paths(server)
     # Fetched twice: only pages in flight at a kill (every run after the first resumes the round, so the
     # start and list pages it completed are not revisited); at most what the crawl holds at once.

@@ -134,3 +134,37 @@ def test_locked_state_fails_within_its_timeout(tmp_path: Path) -> None:
     finally:
         holder.rollback()
         holder.close()
+
+
+def test_a_killed_runs_exported_lines_after_its_last_completed_page_are_recovered(tmp_path: Path) -> None:
+    from crawler.state import CrawlStateConfig, CrawlStateManager
+
+    feed = tmp_path / "run1.jsonl"
+    stats: list[str] = []
+    first = CrawlStateManager(CrawlStateConfig(), str(tmp_path / "state"), stats.append)
+    first.begin(["s"])
+    assert first.state is not None
+    line = b'{"url": "http://x/1", "site": "s", "depth": 1, "status": 200, "page_type": "article"}\n'
+    feed.write_bytes(line)
+    first.complete(_done("http://x/1", exported=True, feed=(str(feed), len(line))))
+    # Killed after these lines were written and before their pages were completed; the last line is cut.
+    cut = b'{"url": "http://x/4", "si'
+    feed.write_bytes(line + b'{"url": "http://x/2", "site": "s", "depth": 2, "status": 200}\n'
+                     + b'{"url": "http://x/3", "site": "s", "depth": 2, "status": 200}\n' + cut)
+    first.state.close()  # no end(): the kill
+
+    stats.clear()
+    second = CrawlStateManager(CrawlStateConfig(), str(tmp_path / "state"), stats.append)
+    second.begin(["s"])
+    known = second.known(["http://x/1", "http://x/2", "http://x/3", "http://x/4"])
+    assert {url: page.status for url, page in known.items()} == {
+        "http://x/1": "done", "http://x/2": "done", "http://x/3": "done"}
+    assert stats.count("state/recovered_exports") == 2
+    assert second.state is not None and second.state.feed_mark() == (str(feed), feed.stat().st_size - len(cut))
+    second.end("finished")
+    # Recovered once: a third run finds nothing after the mark but the cut line.
+    stats.clear()
+    third = CrawlStateManager(CrawlStateConfig(), str(tmp_path / "state"), stats.append)
+    third.begin(["s"])
+    assert "state/recovered_exports" not in stats
+    third.end("finished")

@@ -207,12 +207,13 @@ class CrawlStateManager:
                 continue
             if not isinstance(record, dict):
                 continue
-            url, site = record.get("url"), record.get("site")
+            url, site, depth, status = record.get("url"), record.get("site"), record.get("depth"), record.get("status")
             if not isinstance(url, str) or not isinstance(site, str):
                 continue
             state.complete(PageOutcome(
-                url=url, site=site, status="done", depth=int(record.get("depth") or 0), round=self.round(site),
-                fetched_at=time.time(), http_status=record.get("status"), page_type=record.get("page_type"),
+                url=url, site=site, status="done", depth=depth if isinstance(depth, int) else 0, round=self.round(site),
+                fetched_at=time.time(), http_status=status if isinstance(status, int) else None,
+                page_type=record.get("page_type"),
                 canonical=record.get("canonical_url"), duplicate_of=record.get("duplicate_of"), exported=True,
                 error=record.get("error"), feed=(path, offset)))
             self.count("state/recovered_exports")

@@ -27,7 +27,7 @@ from scrapy.exporters import JsonLinesItemExporter
 from scrapy.extensions.feedexport import FeedExporter
 from scrapy.statscollectors import StatsCollector
 
-from crawler.feeds import LineFileFeedStorage
+from crawler.feeds import LineFileFeedStorage, durable
 from crawler.state import TRANSIENT_ERRORS, CrawlStateManager, date_timestamp
 from extraction.dedup import (
     DedupConfig,
@@ -204,8 +204,10 @@ class CrawlStatePipeline:
                                     if isinstance(extension, FeedExporter)]
         for slot in (slot for exporter in self._feed_exporters for slot in exporter.slots):  # batches add slots
             exporter_class = slot.exporters.get(slot.format)
-            if not (isinstance(exporter_class, type) and issubclass(exporter_class, JsonLinesItemExporter)) \
-                    or not isinstance(slot.storage, LineFileFeedStorage) or slot.feed_options.get("postprocessing"):
+            lines = isinstance(exporter_class, type) and issubclass(exporter_class, JsonLinesItemExporter)
+            # durable: a local file, not post-processed; this storage writes each line unbuffered
+            unbuffered = isinstance(slot.storage, LineFileFeedStorage) and durable(slot.uri, slot.feed_options)
+            if not lines or not unbuffered:
                 continue
             file = slot.file
             if file is not None and not file.closed:  # the first such feed: a crawl writes one

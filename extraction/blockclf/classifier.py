@@ -239,10 +239,14 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     return found
 
 
+def _names_comment(element: html.HtmlElement) -> bool:
+    """Return whether the element's class or id names a comment or a thread (``_COMMENT_RE``)."""
+    return _COMMENT_RE.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None
+
+
 def _comment_items(element: html.HtmlElement) -> int:
     """Return how many element children of ``element`` have a class or id that names a comment."""
-    return sum(1 for child in element.iterchildren("*")
-               if _COMMENT_RE.search(f"{child.get('class') or ''} {child.get('id') or ''}"))
+    return sum(1 for child in element.iterchildren("*") if _names_comment(child))
 
 
 def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, html.HtmlElement | None],
@@ -257,7 +261,7 @@ def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, htm
             result = named[node]
             break
         chain.append(node)
-        if _COMMENT_RE.search(f"{node.get('class') or ''} {node.get('id') or ''}"):
+        if _names_comment(node):
             result = node
             break
         node = node.getparent()

@@ -103,8 +103,8 @@ class PageTotals:
     imgs: int
     max_depth: int  # deepest visible element, the top at depth 0
     lines: int  # paragraphs on the page
-    # The walk's top and the invisible elements it skipped there (invisible tags, hidden elements; not
-    # those inside them): CETD counts the same page without them (extraction.blockclf.features).
+    # The walk's top and the elements it skipped there (SKIPPED_TAGS, hidden elements; not those inside
+    # them): CETD counts the same page without them (extraction.blockclf.features).
     top: html.HtmlElement | None = field(default=None, compare=False, repr=False)
     skipped: frozenset[html.HtmlElement] = field(default=frozenset(), compare=False, repr=False)
 

@@ -40,9 +40,15 @@ misses are the extractor's: syndicated copies whose host page's boilerplate it k
 texts a failed extraction leaves ("Skip to content") are exact duplicates of each other (4 of
 1,497 WCXB pages), and list pages are not deduplicated by the crawl (pipelines/state.py).
 
-Cost: a 2,500-3,500-character text takes about 1.5 ms (the flow takes 35 ms a page): crc32 as
-datasketch's ``hashfunc``, one shared set of permutations and batches of ``BATCH`` shingles;
-datasketch's defaults (SHA-1, permutations made per MinHash, one batch) take 3.9 ms. Nothing here
+The signature is datasketch's ``MinHash`` with crc32 as its ``hashfunc`` (one shared set of
+permutations, batches of ``BATCH`` shingles), computed with numpy for the whole text at once
+(:func:`_shingle_keys`): crc32 of a fixed-length message is affine over GF(2), so the crc32 of every
+shingle is the XOR of one table entry per byte position; the same gathers carry a second 32-bit
+tabulation hash, so that the set size counts distinct shingles (not distinct crc32 values, which
+collide about once in a 10,000-shingle text). The values are the ones ``MinHash.update_batch`` gives
+for the distinct shingles (tested). On 198 WCXB and Chinese texts (11,000 characters on average):
+2.6 ms a text, against 4.3 ms with a Python set of shingles and crc32 per shingle, and 3.9 ms more
+with datasketch's defaults (SHA-1, permutations made per MinHash, one batch). Nothing here
 imports Scrapy; the crawl's storage is any :class:`IndexStorage` (:class:`MemoryStorage` here).
 """
 
@@ -60,6 +66,7 @@ from typing import ClassVar, Protocol
 import numpy as np
 from datasketch import MinHash
 from datasketch.lsh import _optimal_param
+from datasketch.minhash import _fmix
 
 from extraction.config import ComponentConfig
 from extraction.record import Record
@@ -161,21 +168,56 @@ def _permutations(count: int) -> tuple[np.ndarray, np.ndarray]:
     return a, b
 
 
-def fingerprint(text: str, config: DedupConfig) -> Fingerprint:
-    """Return the text's exact hash and, when it has ``config.min_chars`` normalised characters, its signature."""
+@cache
+def _shingle_tables(shingle: int) -> np.ndarray:
+    """Return, per byte position of a shingle's UTF-32 bytes and byte value, the 64-bit contribution to its key:
+    crc32's (high 32 bits: ``crc32(m) = crc32(zeros) ^ XOR of table[k][m[k]]``, crc32 being affine over GF(2)) and a
+    tabulation hash's (low 32 bits, seeded). A zero byte contributes nothing."""
+    width = 4 * shingle
+    zeros = bytes(width)
+    base = zlib.crc32(zeros)
+    tables = np.random.default_rng(SEED).integers(0, 1 << 32, size=(width, 256), dtype=np.uint64)
+    tables[:, 0] = 0
+    for position in range(width):
+        message = bytearray(zeros)
+        for value in range(1, 256):
+            message[position] = value
+            tables[position, value] |= np.uint64(zlib.crc32(message) ^ base) << np.uint64(32)
+    return tables
+
+
+def _shingle_keys(normalized: str, shingle: int) -> np.ndarray:
+    """Return the distinct keys of the text's shingles (sorted uint64): crc32 of the shingle's UTF-32-LE bytes in
+    the high 32 bits, a tabulation hash in the low ones."""
+    codes = np.frombuffer(normalized.encode("utf-32-le"), dtype="<u4")
+    count = len(codes) - shingle + 1
+    columns = codes.view(np.uint8).reshape(-1, 4)
+    tables = _shingle_tables(shingle)
+    keys = np.full(count, np.uint64(zlib.crc32(bytes(4 * shingle))) << np.uint64(32), dtype=np.uint64)
+    for byte in range(4):
+        column = columns[:, byte]
+        if byte >= 2 and not column.any():  # code points under U+10000 (nearly all text) have zero high bytes
+            continue
+        for char in range(shingle):
+            keys ^= tables[4 * char + byte][column[char:char + count]]
+    return np.unique(keys)
+
+
+def fingerprint(text: str, config: DedupConfig, signature: bool = True) -> Fingerprint:
+    """Return the text's exact hash and, when it has ``config.min_chars`` normalised characters and ``signature``
+    is true, its signature (a list page's is never looked up: :func:`deduplicable`)."""
     normalized = normalize(text)
     digest = _digest(normalized)
-    if not normalized or len(normalized) < max(config.min_chars, config.shingle):
+    if not signature or not normalized or len(normalized) < max(config.min_chars, config.shingle):
         return Fingerprint(digest, None)
-    # UTF-32 gives every character 4 bytes: a shingle is a slice, with no encoding per shingle.
-    data, width = normalized.encode("utf-32-le"), 4 * config.shingle
-    shingles = list({data[start:start + width] for start in range(0, len(data) - width + 4, 4)})
-    minhash = MinHash(num_perm=config.permutations, seed=SEED, hashfunc=zlib.crc32, scheme=SCHEME,
-                      permutations=_permutations(config.permutations))
-    for start in range(0, len(shingles), BATCH):
-        minhash.update_batch(shingles[start:start + BATCH])
-    return Fingerprint(digest, np.array([len(shingles)], dtype=VALUE).tobytes()
-                       + minhash.hashvalues.astype(VALUE).tobytes())
+    keys = _shingle_keys(normalized, config.shingle)
+    # MinHash.update_batch's affine32 path on the shingles' crc32 values (a value twice changes no minimum).
+    hashed = _fmix((keys >> np.uint64(32)).astype(np.uint32), 32)
+    a, b = _permutations(config.permutations)
+    values = np.full(config.permutations, np.iinfo(np.uint32).max, dtype=np.uint32)
+    for start in range(0, len(hashed), BATCH):
+        np.minimum(values, (hashed[start:start + BATCH, None] * a + b).min(axis=0), out=values)
+    return Fingerprint(digest, np.array([len(keys)], dtype=VALUE).tobytes() + values.astype(VALUE).tobytes())
 
 
 def _values(signature: bytes) -> np.ndarray:

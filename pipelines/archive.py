@@ -37,6 +37,7 @@ from typing import Any, ClassVar
 from extraction.config import ComponentConfig
 from extraction.page import Page
 from extraction.record import Record
+from extraction.warc import GZIP_LEVEL as WARC_GZIP_LEVEL
 from extraction.warc import WarcWriter
 
 logger = logging.getLogger(__name__)
@@ -56,6 +57,9 @@ class ArchiveConfig(ComponentConfig):
     # Bytes per WARC file before the next is begun: the WARC standard's annex and Heritrix's default, 1 GB.
     warc_max_size: int = 1_000_000_000
     warc_prefix: str = "newscorpus"  # WARC file names: <prefix>-<UTC time>-<serial>-<pid>.warc.gz
+    # zlib level of the WARC records' gzip members, 1 (fastest) to 9 (smallest); measured in extraction/warc.py
+    # (ARCHIVE_FORMAT=files compresses its HTML files at GZIP_LEVEL, above).
+    gzip_level: int = WARC_GZIP_LEVEL
 
     def validate(self) -> None:
         if self.format not in FORMATS:
@@ -64,6 +68,8 @@ class ArchiveConfig(ComponentConfig):
             raise ValueError(f"ARCHIVE_WARC_MAX_SIZE must be a positive number of bytes, got {self.warc_max_size}")
         if not self.warc_prefix or "/" in self.warc_prefix:
             raise ValueError(f"ARCHIVE_WARC_PREFIX must be a file name prefix, got {self.warc_prefix!r}")
+        if not 1 <= self.gzip_level <= 9:
+            raise ValueError(f"ARCHIVE_GZIP_LEVEL must be between 1 and 9, got {self.gzip_level!r}")
 
 
 FORMATS = ("warc", "files")
@@ -128,7 +134,7 @@ class PageArchive:
         if config.format == "files":
             return cls(ContentStore(Path(config.dir)), count)
         return cls(count=count, warc=WarcWriter(Path(config.dir) / "warc", config.warc_prefix, config.warc_max_size,
-                                                info))
+                                                info, config.gzip_level))
 
     def keep(self, page: Page, record: Record) -> None:
         """Archive ``page`` into ``record``. In WARC every fetched response is kept, refused ones (empty, not HTML)

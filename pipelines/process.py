@@ -76,7 +76,8 @@ class PageHandler:
             self.archive.keep(page, record)  # before processing: a page whose processing fails is kept too
         record = process(page, self.context, record)
         if self.dedup is not None and record.error is None:
-            fp = fingerprint(record.text, self.dedup)
+            # A list page is not deduplicated (extraction.dedup.deduplicable): its exact hash only.
+            fp = fingerprint(record.text, self.dedup, signature=record.page_type != "list")
             record.crawl["fingerprint"] = (fp.text_hash, fp.signature)
         return record
 

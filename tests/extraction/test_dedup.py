@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import zlib
+
 import numpy as np
 import pytest
+from datasketch import MinHash
 
 from extraction.dedup import (
     EMPTY_HASH,
@@ -257,3 +260,22 @@ def test_config_from_settings() -> None:
     config = DedupConfig.from_settings({"DEDUP_THRESHOLD": "0.7", "DEDUP_SHINGLE": 5, "DEDUP_DROP": "true"})
     assert (config.threshold, config.shingle, config.drop, config.enabled) == (0.7, 5, True, True)
     assert DedupConfig.setting_names()["min_chars"] == "DEDUP_MIN_CHARS"
+
+
+@pytest.mark.parametrize("text", [
+    "The council approved the new budget on Tuesday after a long debate about schools and roads. " * 6,
+    "市政府周二批准了新的预算，此前围绕学校和道路进行了长时间的辩论。" * 10,
+    "Emoji and rare scripts: 🙂 𝒜 𐍈 then plain words follow here, with digits 2026 and more words. " * 5,
+])
+def test_the_signature_is_datasketchs_minhash_of_the_distinct_shingles(text: str) -> None:
+    """The vectorised signature gives exactly what MinHash.update_batch gives with crc32 over the shingle set."""
+    config = DedupConfig()
+    data = normalize(text).encode("utf-32-le")
+    width = 4 * config.shingle
+    shingles = {data[start:start + width] for start in range(0, len(data) - width + 4, 4)}
+    reference = MinHash(num_perm=config.permutations, seed=1, hashfunc=zlib.crc32, scheme="affine32")
+    reference.update_batch(list(shingles))
+    signature = fingerprint(text, config).signature
+    assert signature is not None
+    assert np.frombuffer(signature[:4], dtype="<u4")[0] == len(shingles)
+    assert np.array_equal(np.frombuffer(signature[4:], dtype="<u4"), reference.hashvalues)

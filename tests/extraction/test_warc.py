@@ -207,3 +207,17 @@ def test_warc_dates() -> None:
     assert warc_date("2026-11-25T10:00:00+01:00") == "2026-11-25T09:00:00Z"
     assert warc_date("2026-11-25T10:00:00.250000") == "2026-11-25T10:00:00.250000Z"
     assert warc_date("not a date").endswith("Z")
+
+
+def test_the_gzip_level_trades_bytes_for_time_and_every_level_reads_back(tmp_path: Path) -> None:
+    """ARCHIVE_GZIP_LEVEL: level 9 writes fewer bytes than level 1, and both give the same captures back."""
+    sizes = {}
+    for level in (1, 9):
+        writer = WarcWriter(tmp_path / str(level), gzip_level=level)
+        location = writer.write(_page("http://news.example/a/0.html"), _record("http://news.example/a/0.html"))
+        writer.close()
+        capture = next(read_captures(location.file))
+        assert capture.url == "http://news.example/a/0.html" and capture.body == BODY
+        assert _warcio("check", location.file).returncode == 0
+        sizes[level] = Path(location.file).stat().st_size
+    assert sizes[9] < sizes[1]

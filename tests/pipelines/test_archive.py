@@ -131,7 +131,8 @@ def test_a_disk_that_refuses_the_warc_loses_no_record(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("name", "value"), [("ARCHIVE_FORMAT", "zip"), ("ARCHIVE_WARC_MAX_SIZE", 0),
-                                             ("ARCHIVE_WARC_PREFIX", "a/b")])
+                                             ("ARCHIVE_WARC_PREFIX", "a/b"), ("ARCHIVE_GZIP_LEVEL", 0),
+                                             ("ARCHIVE_GZIP_LEVEL", 10)])
 def test_bad_archive_setting_names_itself(name: str, value: object) -> None:
     with pytest.raises(ValueError, match=name):
         PageArchive.from_settings({name: value})

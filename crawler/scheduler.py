@@ -11,6 +11,12 @@ one after the last slot chosen: the first slot there with no active download is 
 queue chooses whenever such a slot exists, and it is usually found at once. When every slot is
 busy it falls back to Scrapy's full comparison. Its length is counted, not summed. Its state on
 disk (``JOBDIR``) is Scrapy's: a crawl started with either queue resumes with the other.
+
+One departure, for broad crawls: a slot whose next request has a priority above 0 (a page, which the
+spider sends at ``PAGE_PRIORITY``; sitemaps and feeds are at 0) is chosen before the other idle slots,
+in the same round-robin order. Scrapy's queue orders priorities inside a slot only, so on a site list of
+thousands of sites every site's sitemap went out before the first page found in one (the replay
+benchmark's first 20 s of 5,000 pages on 3,470 hosts served 200 pages, its extraction workers idle).
 """
 
 from __future__ import annotations
@@ -26,29 +32,42 @@ from scrapy.pqueues import DownloaderAwarePriorityQueue, _path_safe
 
 class SlotQueue(DownloaderAwarePriorityQueue):
     """``DownloaderAwarePriorityQueue`` with the same choice of slot, found without reading every slot
-    while one of them is idle (module docstring). Setting: ``SCHEDULER_PRIORITY_QUEUE``."""
+    while one of them is idle, but for idle slots whose next request has a priority above 0, chosen first
+    (module docstring). Setting: ``SCHEDULER_PRIORITY_QUEUE``."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self._slots: list[str] = sorted(self.pqueues)  # the slots with requests waiting, by name
+        # The slots whose next request has a priority above 0 (Scrapy's queue keys are minus the priority), by name.
+        self._urgent: list[str] = [slot for slot in self._slots if self._is_urgent(slot)]
         self._length = sum(len(queue) for queue in self.pqueues.values())
 
-    def _choose(self, update_state: bool) -> str | None:
-        """Return the slot Scrapy's queue would pop from next (None when nothing waits)."""
-        slots = self._slots
-        if not slots:
-            return None
+    def _is_urgent(self, slot: str) -> bool:
+        queue = self.pqueues.get(slot)
+        return queue is not None and queue.curprio is not None and queue.curprio < 0
+
+    def _idle_after(self, slots: list[str], last: str | None) -> str | None:
+        """Return the first slot of ``slots`` after ``last`` (round robin by name) with no active download."""
         active = self._downloader_interface.downloader.slots
-        last = self._last_selected_slot
         start = bisect_right(slots, last) if last is not None else 0
         count = len(slots)
-        chosen = None
         for offset in range(count):
             slot = slots[(start + offset) % count]
             downloads = active.get(slot)
             if downloads is None or not downloads.active:  # no active download: the fewest there can be
-                chosen = slot
-                break
+                return slot
+        return None
+
+    def _choose(self, update_state: bool) -> str | None:
+        """Return the slot to pop from next (None when nothing waits): an idle slot with a request above priority 0,
+        else the one Scrapy's queue would choose."""
+        slots = self._slots
+        if not slots:
+            return None
+        last = self._last_selected_slot
+        chosen = self._idle_after(self._urgent, last) if self._urgent else None
+        if chosen is None:
+            chosen = self._idle_after(slots, last)
         if chosen is None:  # every slot is busy: compare their counts, as Scrapy does
             chosen = self._next_slot(self._downloader_interface.stats(self.pqueues), update_state=False)
         if update_state:
@@ -63,6 +82,10 @@ class SlotQueue(DownloaderAwarePriorityQueue):
         request = queue.pop()
         if request is not None:
             self._length -= 1
+        urgent = bisect_left(self._urgent, slot)
+        listed = urgent < len(self._urgent) and self._urgent[urgent] == slot
+        if listed and (len(queue) == 0 or not self._is_urgent(slot)):
+            del self._urgent[urgent]
         if len(queue) == 0:
             del self.pqueues[slot]
             del self._slots[bisect_left(self._slots, slot)]
@@ -81,6 +104,10 @@ class SlotQueue(DownloaderAwarePriorityQueue):
         finally:
             if new and slot in self.pqueues:
                 insort(self._slots, slot)
+            if request.priority > 0 and self._is_urgent(slot):
+                position = bisect_left(self._urgent, slot)
+                if position == len(self._urgent) or self._urgent[position] != slot:
+                    self._urgent.insert(position, slot)
 
     def peek(self) -> Request | None:
         slot = self._choose(update_state=False)
@@ -88,6 +115,7 @@ class SlotQueue(DownloaderAwarePriorityQueue):
 
     def close(self) -> dict[str, list[int]]:
         self._slots.clear()
+        self._urgent.clear()
         self._length = 0
         return super().close()
 

@@ -44,6 +44,9 @@ from extraction.record import Record
 from templates_db.state import KnownPage, QueuedPage
 
 logger = logging.getLogger(__name__)
+# A page's request priority, above a sitemap's or a feed's (0): the scheduler's queue (crawler/scheduler.py) sends a
+# site's pages before other sites' sitemaps, so a broad crawl extracts pages while it still discovers sites.
+PAGE_PRIORITY = 1
 
 # Largest decompressed sitemap we read (the sitemaps.org limit is 50 MB uncompressed).
 SITEMAP_MAX_BYTES = 50 * 1024 * 1024
@@ -231,7 +234,7 @@ class NewsSitesSpider(Spider):
         # filter on too, a redirect back to a URL already requested (a redirect loop, or an
         # old URL redirecting to a crawled one) would vanish without an item or an error.
         return Request(url, callback=self.parse_page, errback=self.on_error, dont_filter=True, meta=meta,
-                       headers=headers or None)
+                       headers=headers or None, priority=PAGE_PRIORITY)
 
     def _revisit_request(self, hub: KnownPage, site: SiteConfig) -> Request | None:
         request = self._page_request(hub.found_url or hub.url, site, depth=hub.depth, url=hub.url, known=hub,

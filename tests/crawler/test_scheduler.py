@@ -1,4 +1,4 @@
-"""crawler.scheduler.SlotQueue pops exactly what Scrapy's DownloaderAwarePriorityQueue pops."""
+"""crawler.scheduler.SlotQueue: what Scrapy's DownloaderAwarePriorityQueue pops, but idle slots with a page first."""
 
 from __future__ import annotations
 
@@ -24,7 +24,7 @@ class FakeDownloader:
         return urlsplit(request.url).hostname or ""
 
 
-def test_slot_queue_pops_what_scrapys_queue_pops() -> None:
+def test_slot_queue_pops_what_scrapys_queue_pops_without_pages_above_priority_0() -> None:
     rng = random.Random(7)
     downloader = FakeDownloader()
     crawler = get_crawler(Spider)
@@ -37,7 +37,7 @@ def test_slot_queue_pops_what_scrapys_queue_pops() -> None:
         action = rng.random()
         if action < 0.45:
             url = f"http://{rng.choice(hosts)}/{step}"
-            priority = rng.choice((0, 0, 0, 1, -1))
+            priority = rng.choice((0, 0, 0, -1, -2))
             theirs.push(Request(url, priority=priority))
             ours.push(Request(url, priority=priority))
         elif action < 0.85:
@@ -54,3 +54,30 @@ def test_slot_queue_pops_what_scrapys_queue_pops() -> None:
         peeked = theirs.peek()
         assert (peeked and peeked.url) == ((ours.peek() or None) and ours.peek().url), step
     assert popped > 5_000
+
+
+def test_an_idle_slot_with_a_page_goes_before_the_other_sites_sitemaps() -> None:
+    """A broad crawl: every site's sitemap is waiting when a page is found on one site; the page goes next."""
+    downloader = FakeDownloader()
+    crawler = get_crawler(Spider)
+    crawler.engine = SimpleNamespace(downloader=downloader)  # type: ignore[assignment]
+    queue = SlotQueue(crawler, FifoMemoryQueue, "")
+    for i in range(50):
+        queue.push(Request(f"http://site{i:02d}.test/sitemap.xml"))
+    assert queue.pop().url == "http://site00.test/sitemap.xml"  # type: ignore[union-attr]
+    queue.push(Request("http://site30.test/a.html", priority=1))
+    queue.push(Request("http://site30.test/b.html", priority=1))
+    queue.push(Request("http://site40.test/c.html", priority=1))
+    assert queue.peek().url == "http://site30.test/a.html"  # type: ignore[union-attr]
+    assert queue.pop().url == "http://site30.test/a.html"  # type: ignore[union-attr]
+    # site30 now has a download active: the other site with a page goes next, then the sitemaps, round robin
+    # from there, until site30 is idle again.
+    downloader.slots["site30.test"] = SimpleNamespace(active={"a"})
+    assert queue.pop().url == "http://site40.test/c.html"  # type: ignore[union-attr]
+    assert queue.pop().url == "http://site41.test/sitemap.xml"  # type: ignore[union-attr]
+    downloader.slots["site30.test"].active.clear()
+    assert queue.pop().url == "http://site30.test/b.html"  # type: ignore[union-attr]
+    assert not queue._urgent
+    rest = [request.url for request in iter(queue.pop, None)]
+    assert len(rest) == 48 and len(queue) == 0
+    assert rest[0] == "http://site31.test/sitemap.xml" and "http://site30.test/sitemap.xml" in rest

@@ -95,6 +95,9 @@ RENDER_PROXY = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY") or "
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.render.RenderMiddleware": 950,
+    # Scrapy's meta refresh redirect, reading the top of the body only (crawler/middlewares/refresh.py).
+    "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
+    "crawler.middlewares.refresh.MetaRefreshMiddleware": 580,
 }
 
 # --- per-page processing (extraction/process.py: one flow for the crawl and `scrapy extract`) ---

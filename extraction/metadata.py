@@ -470,7 +470,9 @@ def _short_text(element: html.HtmlElement) -> str | None:
 
 # --- title ----------------------------------------------------------------------------------------
 
-_TITLE_SEPARATORS_RE = re.compile(r"\s+[|\-–—:·•»]\s+|\s*[|｜_]\s*|\s+::\s+|\s*－\s*|\s*—\s*")
+# "_" separates a title's parts ("新闻标题_频道_网站") but not inside an identifier ("ngx_http_rewrite_module").
+_TITLE_SEPARATORS_RE = re.compile(r"\s+[|\-–—:·•»]\s+|\s*[|｜]\s*|\s*(?:(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))\s*|"
+                                  r"\s+::\s+|\s*－\s*|\s*—\s*")
 
 
 def _normal(text: str) -> str:

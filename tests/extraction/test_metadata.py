@@ -132,6 +132,13 @@ def test_title_without_the_site_name() -> None:
     assert clean_title("Budget: what it means | Example", h1s=["Budget: what it means"]) == "Budget: what it means"
 
 
+def test_an_underscore_inside_a_name_is_no_title_separator() -> None:
+    assert clean_title("Module ngx_http_rewrite_module") == "Module ngx_http_rewrite_module"
+    assert clean_title("rustc_codegen_gcc: Progress Report #39") == "rustc_codegen_gcc: Progress Report #39"
+    assert clean_title("人工智能迈上新台阶_科技_腾讯网") == "人工智能迈上新台阶"
+    assert clean_title("后果很严重 _探索者 _光明网") == "后果很严重"
+
+
 def test_the_h1_is_the_headline_when_a_title_candidate_holds_its_words() -> None:
     from extraction.metadata import choose_title
 

@@ -46,6 +46,11 @@ class SlotQueue(DownloaderAwarePriorityQueue):
         queue = self.pqueues.get(slot)
         return queue is not None and queue.curprio is not None and queue.curprio < 0
 
+    def _urgent_position(self, slot: str) -> tuple[int, bool]:
+        """Return where ``slot`` is or would go in the urgent slots, and whether it is there."""
+        position = bisect_left(self._urgent, slot)
+        return position, position < len(self._urgent) and self._urgent[position] == slot
+
     def _idle_after(self, slots: list[str], last: str | None) -> str | None:
         """Return the first slot of ``slots`` after ``last`` (round robin by name) with no active download."""
         active = self._downloader_interface.downloader.slots
@@ -82,10 +87,9 @@ class SlotQueue(DownloaderAwarePriorityQueue):
         request = queue.pop()
         if request is not None:
             self._length -= 1
-        urgent = bisect_left(self._urgent, slot)
-        listed = urgent < len(self._urgent) and self._urgent[urgent] == slot
-        if listed and (len(queue) == 0 or not self._is_urgent(slot)):
-            del self._urgent[urgent]
+        position, listed = self._urgent_position(slot)
+        if listed and not self._is_urgent(slot):  # its pages are out (an emptied queue has no priority)
+            del self._urgent[position]
         if len(queue) == 0:
             del self.pqueues[slot]
             del self._slots[bisect_left(self._slots, slot)]
@@ -104,10 +108,9 @@ class SlotQueue(DownloaderAwarePriorityQueue):
         finally:
             if new and slot in self.pqueues:
                 insort(self._slots, slot)
-            if request.priority > 0 and self._is_urgent(slot):
-                position = bisect_left(self._urgent, slot)
-                if position == len(self._urgent) or self._urgent[position] != slot:
-                    self._urgent.insert(position, slot)
+            position, listed = self._urgent_position(slot)
+            if not listed and self._is_urgent(slot):
+                self._urgent.insert(position, slot)
 
     def peek(self) -> Request | None:
         slot = self._choose(update_state=False)

@@ -47,8 +47,8 @@ shingle is the XOR of one table entry per byte position; the same gathers carry 
 tabulation hash, so that the set size counts distinct shingles (not distinct crc32 values, which
 collide about once in a 10,000-shingle text). The values are the ones ``MinHash.update_batch`` gives
 for the distinct shingles (tested). On 198 WCXB and Chinese texts (11,000 characters on average):
-2.6 ms a text, against 4.3 ms with a Python set of shingles and crc32 per shingle, and 3.9 ms more
-with datasketch's defaults (SHA-1, permutations made per MinHash, one batch). Nothing here
+2.6 ms a text, against 4.3 ms with a Python set of shingles and crc32 per shingle (datasketch's
+defaults, SHA-1 and permutations made per MinHash, were slower still). Nothing here
 imports Scrapy; the crawl's storage is any :class:`IndexStorage` (:class:`MemoryStorage` here).
 """
 
@@ -79,7 +79,7 @@ VALUE = np.dtype("<u4")  # how a signature's values are stored (little-endian ui
 # similarity, so a band shared by a pair under the threshold costs one comparison, a missed pair a duplicate.
 FALSE_POSITIVE_WEIGHT = 0.1
 FALSE_NEGATIVE_WEIGHT = 0.9
-# Shingles per MinHash.update_batch call: its (shingles x permutations) arrays stay near glibc's
+# Shingles per batch of the signature's (shingles x permutations) arrays, which then stay near glibc's
 # 128 KiB mmap threshold; one call for a 2,000-shingle article allocates 1 MB arrays that are
 # mapped and faulted in afresh every time (1.6 ms against 0.65 ms per article, measured).
 BATCH = 256
@@ -205,7 +205,7 @@ def _shingle_keys(normalized: str, shingle: int) -> np.ndarray:
 
 def fingerprint(text: str, config: DedupConfig, signature: bool = True) -> Fingerprint:
     """Return the text's exact hash and, when it has ``config.min_chars`` normalised characters and ``signature``
-    is true, its signature (a list page's is never looked up: :func:`deduplicable`)."""
+    is true, its signature (:func:`text_fingerprint` leaves it out for page types never deduplicated)."""
     normalized = normalize(text)
     digest = _digest(normalized)
     if not signature or not normalized or len(normalized) < max(config.min_chars, config.shingle):
@@ -383,18 +383,29 @@ class DuplicateIndex:
         return match
 
 
+def _deduplicated_type(record: Record) -> bool:
+    """Whether records of the page's type are looked up among the others: not a list page (a site's lists repeat
+    each other's entries, a section's first page is mostly on the home page, without being copies, and they are
+    not what a corpus deduplicates)."""
+    return record.page_type != "list"
+
+
+def text_fingerprint(record: Record, config: DedupConfig) -> Fingerprint:
+    """Return the fingerprint of a record's text, with no signature for a page type never deduplicated."""
+    return fingerprint(record.text, config, signature=_deduplicated_type(record))
+
+
 def record_fingerprint(record: Record, config: DedupConfig) -> Fingerprint:
     """Return the fingerprint of a record's text: the one its extraction worker made (``record.crawl["fingerprint"]``,
-    taken out of the record), else made now."""
+    taken out of the record), else made now (:func:`text_fingerprint`)."""
     made = record.crawl.pop("fingerprint", None)
-    return Fingerprint(*made) if made is not None else fingerprint(record.text, config)
+    return Fingerprint(*made) if made is not None else text_fingerprint(record, config)
 
 
 def deduplicable(record: Record, fp: Fingerprint) -> bool:
-    """Whether a record is looked up among the others: not a list page (a site's lists repeat each other's entries,
-    a section's first page is mostly on the home page, without being copies, and they are not what a corpus
-    deduplicates), and not a page without text."""
-    return record.page_type != "list" and bool(fp.text_hash) and bool(record.text.strip())
+    """Whether a record is looked up among the others: a page type that is (:func:`_deduplicated_type`), with
+    text."""
+    return _deduplicated_type(record) and bool(fp.text_hash) and bool(record.text.strip())
 
 
 def deduplicate(record: Record, key: str, fp: Fingerprint, index: DuplicateIndex) -> Match | None:

@@ -34,7 +34,7 @@ from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.statscollectors import StatsCollector
 
 from extraction.config import ComponentConfig
-from extraction.dedup import DedupConfig, fingerprint
+from extraction.dedup import DedupConfig, text_fingerprint
 from extraction.page import Page
 from extraction.process import BlocksConfig, Context, PageTypeConfig, SourceConfig, Web2TextConfig, process
 from extraction.record import Record
@@ -76,8 +76,7 @@ class PageHandler:
             self.archive.keep(page, record)  # before processing: a page whose processing fails is kept too
         record = process(page, self.context, record)
         if self.dedup is not None and record.error is None:
-            # A list page is not deduplicated (extraction.dedup.deduplicable): its exact hash only.
-            fp = fingerprint(record.text, self.dedup, signature=record.page_type != "list")
+            fp = text_fingerprint(record, self.dedup)
             record.crawl["fingerprint"] = (fp.text_hash, fp.signature)
         return record
 

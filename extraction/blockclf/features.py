@@ -296,7 +296,8 @@ Twins = dict[html.HtmlElement, html.HtmlElement]
 
 
 def _invisible(top: html.HtmlElement) -> set[html.HtmlElement]:
-    """Return the elements of ``top``'s subtree that CETD does not count: invisible tags, hidden elements."""
+    """Return the elements of ``top``'s subtree that CETD does not count: the segmentation's skipped tags
+    (invisible ones, captions), hidden elements."""
     doomed = set(top.iter(*SKIPPED_TAGS))
     doomed.update(node for node in top.xpath(_HIDING_XPATH) if is_hidden(node))
     return doomed

@@ -21,6 +21,7 @@ from pathlib import Path
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 
 from crawler.sites import SiteListError, load_site_list, referenced_variables
+from extraction.workers import WorkersConfig, warm_up
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +45,10 @@ class Command(ScrapyCrawlCommand):
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return
+        if WorkersConfig.from_settings(self.settings).processes:
+            from pipelines.process import worker_handler
+
+            warm_up(worker_handler)  # the workers' fork server imports the extraction code while Scrapy starts
         if not needs_demo or os.environ.get("DEMO_URL"):
             super().run(args, opts)
             return

@@ -74,6 +74,19 @@ def test_variables_are_expanded() -> None:
         parse_site_list(text, variables={})
 
 
+def test_a_file_read_again_unchanged_is_parsed_once(tmp_path: Path) -> None:
+    # The crawl command validates the list and the spider loads it again: one parse serves both.
+    text = 'sites:\n  - name: d\n    start_urls: ["${DEMO_URL}/en/"]\n    allowed_prefixes: ["${DEMO_URL}/en/"]\n'
+    path = tmp_path / "sites.yaml"
+    path.write_text(text, encoding="utf-8")
+    first = load_site_list(path, {"DEMO_URL": "http://127.0.0.1:9"})
+    assert load_site_list(path, {"DEMO_URL": "http://127.0.0.1:9", "UNUSED": "x"}) is first
+    other = load_site_list(path, {"DEMO_URL": "http://127.0.0.1:8"})  # another value: another parse
+    assert other.sites[0].start_urls == ("http://127.0.0.1:8/en/",)
+    path.write_text(text.replace("name: d", "name: e"), encoding="utf-8")
+    assert load_site_list(path, {"DEMO_URL": "http://127.0.0.1:9"}).sites[0].name == "e"
+
+
 def _one_site(extra: str) -> str:
     return (
         "sites:\n  - name: s\n    start_urls: [\"http://s.test/\"]\n"

@@ -18,7 +18,7 @@ from extraction.page import Page
 from extraction.process import Context, process
 from extraction.record import Record
 from extraction.warc import read_capture
-from extraction.workers import Outcome, PagePool, WorkersConfig, usable_cpus
+from extraction.workers import Outcome, PagePool, WorkersConfig, usable_cpus, warm_up
 from pipelines.process import ProcessPipeline, worker_handler, worker_settings
 
 DEMO = "http://demo.test"
@@ -190,6 +190,20 @@ def test_pipeline_keeps_a_page_whose_worker_died(tmp_path: Path) -> None:
     item = asyncio.run(_through(pipeline, Record(url="http://a.test/", page=Page(b"<p>kept</p>", "http://a.test/"))))
     assert item.error == "extract_failed" and _body(item) == b"<p>kept</p>"
     assert stats.get_value("extract/error/failed") == 1
+
+
+def test_a_pool_forks_from_a_server_warmed_up_before_it() -> None:
+    from multiprocessing import forkserver
+
+    warm_up(misbehaving)  # what the crawl command does before Scrapy starts
+    assert forkserver._forkserver._forkserver_pid is not None  # type: ignore[attr-defined]
+    pool = PagePool(WorkersConfig(workers=1), misbehaving)
+    try:
+        pool.start()
+        outcome = pool.submit(Page(b"<p>fine</p>", "http://a.test/"), Record()).result(timeout=60)
+        assert outcome.record.error is None
+    finally:
+        pool.close()
 
 
 def broken(count: Any) -> Any:

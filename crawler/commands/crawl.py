@@ -19,12 +19,15 @@ import sys
 from pathlib import Path
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
+from scrapy.settings import BaseSettings
 
-from crawler.sites import SiteListError, load_site_list, referenced_variables
+from crawler.sites import SiteList, SiteListError, load_site_list, referenced_variables
 from extraction.workers import WorkersConfig, warm_up
 
 logger = logging.getLogger(__name__)
 
+PLAYWRIGHT_HANDLERS = ("crawler.handlers.SharedPlaywrightDownloadHandler",
+                       "scrapy_playwright.handler.ScrapyPlaywrightDownloadHandler")
 # Stand-in for ${DEMO_URL} while validating: the real address is known once the server starts.
 _PLACEHOLDER_DEMO_URL = "http://127.0.0.1:1"
 
@@ -39,12 +42,14 @@ class Command(ScrapyCrawlCommand):
         assert self.settings is not None
         path = opts.spargs.get("sites") or self.settings.get("NEWS_SITES_FILE")
         try:
-            load_site_list(path, {"DEMO_URL": os.environ.get("DEMO_URL", _PLACEHOLDER_DEMO_URL)})
+            site_list = load_site_list(path, {"DEMO_URL": os.environ.get("DEMO_URL", _PLACEHOLDER_DEMO_URL)})
             needs_demo = "DEMO_URL" in referenced_variables(Path(path).read_text(encoding="utf-8"))
         except (SiteListError, OSError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return
+        if not _renders(site_list, self.settings):
+            _without_playwright(self.settings)
         if WorkersConfig.from_settings(self.settings).processes:
             from pipelines.process import worker_handler
 
@@ -62,3 +67,22 @@ class Command(ScrapyCrawlCommand):
         finally:
             server.stop()
             del os.environ["DEMO_URL"]
+
+
+def _renders(site_list: SiteList, settings: BaseSettings) -> bool:
+    """Return True when some site of the list has its pages rendered (``render: true``, RENDER_ENABLED on)."""
+    from crawler.middlewares.render import RenderConfig
+
+    return RenderConfig.from_settings(settings).enabled and any(site.render for site in site_list.sites)
+
+
+def _without_playwright(settings: BaseSettings) -> None:
+    """Leave scrapy-playwright's handler out of DOWNLOAD_HANDLERS, for a crawl that renders nothing: Scrapy's own
+    HTTP handler downloads, and no Playwright driver (a Node process of about 110 MB) starts with the crawl."""
+    handlers = settings.getdict("DOWNLOAD_HANDLERS")
+    kept = {scheme: handler for scheme, handler in handlers.items()
+            if (handler if isinstance(handler, str) else f"{handler.__module__}.{handler.__qualname__}")
+            not in PLAYWRIGHT_HANDLERS}
+    if kept != handlers:
+        settings.set("DOWNLOAD_HANDLERS", kept, priority="cmdline")
+        logger.info("No site of the list is rendered: pages are downloaded without scrapy-playwright")

@@ -105,6 +105,8 @@ def replay_crawl(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, render: bool) 
         monkeypatch.setenv("http_proxy", server.proxy_url)  # the crawl subprocess inherits it
         result = run_crawl(tmp_path, site_entries(pages, render=render), SETTINGS, timeout=900)
     assert result.returncode == 0, result.log[-3000:]
+    # A crawl whose sites are not rendered starts no Playwright driver: Scrapy's own handler downloads.
+    assert ("[scrapy-playwright] INFO: Starting download handler" in result.log) == render
     records = {item["url"]: item for item in result.items}
     problems = []
     for page, kind, expected in chosen:

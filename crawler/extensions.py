@@ -1,8 +1,9 @@
-"""The crawl's own extensions: the final stats as JSON (STATS_FILE), the crawl report (REPORT_*) and the periodic
-progress line (pages per second, each site's budget left)."""
+"""The crawl's own extensions: the final stats as JSON (STATS_FILE), the crawl report (REPORT_*), the periodic
+progress line (pages per second, each site's budget left) and the garbage collector's tuning."""
 
 from __future__ import annotations
 
+import gc
 import json
 import logging
 import time
@@ -19,8 +20,29 @@ from scrapy.statscollectors import StatsCollector
 
 from extraction.config import ComponentConfig
 from extraction.record import Record
+from extraction.workers import settle_gc
 
 logger = logging.getLogger(__name__)
+
+
+class GarbageCollectorExtension:
+    """Once the spider is open (the site list, settings and components made), tunes the crawl process's garbage
+    collector as the extraction workers' (:func:`extraction.workers.settle_gc`): the reactor thread spent a fifth
+    of its CPU in collections before."""
+
+    def __init__(self, stats: StatsCollector) -> None:
+        self.stats = stats
+
+    @classmethod
+    def from_crawler(cls, crawler: Crawler) -> GarbageCollectorExtension:
+        assert crawler.stats is not None
+        extension = cls(crawler.stats)
+        crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        return extension
+
+    def spider_opened(self) -> None:
+        settle_gc()
+        self.stats.set_value("gc/frozen_objects", gc.get_freeze_count())
 
 
 class StatsFileExtension:

@@ -148,6 +148,7 @@ EXTENSIONS = {
     "crawler.extensions.StatsFileExtension": 500,
     "crawler.extensions.CrawlReportExtension": 510,  # after the stats file: the report shows the same stats
     "crawler.extensions.CrawlProgressExtension": 520,
+    "crawler.extensions.GarbageCollectorExtension": 530,  # gc.freeze and higher thresholds once the spider opens
 }
 STATS_FILE = ""  # path: the final stats as JSON (for scheduled crawls, monitoring, tests)
 # REPORT_ENABLED, REPORT_FILE: defaults in crawler/extensions.py (ReportConfig); README "The crawl report".

@@ -196,6 +196,7 @@ def test_rendering_off_means_plain_http(plain: tuple[CrawlResult, dict[str, int]
     assert all(not item["rendered"] and item["render_ms"] is None and screenshot(item) is None
                for item in result.items)
     assert not any(key.startswith("playwright/page_count") for key in result.stats)
+    assert result.stats["gc/frozen_objects"] > 10_000  # GarbageCollectorExtension: what start-up made is frozen
     js_pages = [p for p in _pages(server).values() if p.layout == "js-rendered"]
     assert len(js_pages) == 8
     by_url = {item["canonical_url"]: item for item in result.items}

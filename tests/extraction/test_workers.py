@@ -18,7 +18,7 @@ from extraction.page import Page
 from extraction.process import Context, process
 from extraction.record import Record
 from extraction.warc import read_capture
-from extraction.workers import Outcome, PagePool, WorkersConfig, usable_cpus, warm_up
+from extraction.workers import GC_THRESHOLDS, Outcome, PagePool, WorkersConfig, usable_cpus, warm_up
 from pipelines.process import ProcessPipeline, worker_handler, worker_settings
 
 DEMO = "http://demo.test"
@@ -204,6 +204,30 @@ def test_a_pool_forks_from_a_server_warmed_up_before_it() -> None:
         assert outcome.record.error is None
     finally:
         pool.close()
+
+
+class _GCReport:
+    def __init__(self, count: Any) -> None:
+        pass
+
+    def __call__(self, page: Page, record: Record) -> Record:
+        import gc
+
+        record.flags += [f"thresholds:{gc.get_threshold()}", f"frozen:{gc.get_freeze_count() > 0}"]
+        return record
+
+
+def gc_report(count: Any) -> _GCReport:
+    return _GCReport(count)
+
+
+def test_workers_leave_what_they_start_with_out_of_the_collector() -> None:
+    pool = PagePool(WorkersConfig(workers=1), gc_report)
+    try:
+        record = pool.submit(Page(b"<p>x</p>", "http://a.test/"), Record()).result(timeout=60).record
+    finally:
+        pool.close()
+    assert record.flags == [f"thresholds:{GC_THRESHOLDS}", "frozen:True"]
 
 
 def broken(count: Any) -> Any:

@@ -55,8 +55,9 @@ logger = logging.getLogger(__name__)
 # The collector's thresholds once a process has started (Python's: 700, 10, 10). Pages make objects by the
 # hundred thousand that their reference counts free; with 700 the collector ran about 4,000 young and 30 full
 # collections over 5,000 replayed pages in the crawl process (8 s of its 43 s of CPU), with these about 50 young
-# ones (1 s), and a worker's share went from 0.46 to 0.02 ms a page. Cyclic garbage waits a little longer.
-GC_THRESHOLDS = (50_000, 20, 10)
+# ones (1 s), and a worker's share went from 0.46 to 0.02 ms a page. A full collection still comes every 1.5
+# million allocations or so (3 middle ones), so cyclic garbage cannot pile up over a long crawl.
+GC_THRESHOLDS = (50_000, 10, 3)
 
 # Imported once in the fork server, so a new worker starts with them loaded.
 PRELOAD = ["numpy", "lxml.html", "onnxruntime", "extraction.process", "extraction.workers"]

@@ -167,6 +167,16 @@ class Context:
                    method_models=method_models(method, settings), source=SourceConfig.from_settings(settings),
                    fusion=typing.fusion)
 
+    @staticmethod
+    def pipeline_versions(settings: Any) -> dict[str, str]:
+        """Return what ``Context.from_settings(settings).versions()`` returns, from the models' meta.json files
+        alone (no model loaded): for a crawl process whose extraction workers load the models."""
+        typing = PageTypeConfig.from_settings(settings)
+        blocks = BlocksConfig.from_settings(settings)
+        versions = {"pagetype": PageTypeModels.version_of(typing.model_dir or None) if typing.enabled else None,
+                    "blocks": BlockModels.version_of(blocks.model_dir or None) if blocks.enabled else None}
+        return {name: version for name, version in versions.items() if version is not None}
+
     def versions(self) -> dict[str, str]:
         """Return the versions of the models this context runs, for the record."""
         extra = self.method_models

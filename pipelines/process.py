@@ -149,6 +149,15 @@ def worker_handler(count: Count, settings: dict[str, Any]) -> PageHandler:
     return PageHandler.from_settings(settings, count)
 
 
+def _log_models(context: Context) -> None:
+    models = context.page_models
+    if models is not None:
+        image = models.image.name if models.image else "none"
+        logger.info("Page-type models: DOM/URL + %s screenshot model (fusion weight %.2f)", image, models.fusion_weight)
+    if context.block_models is not None:
+        logger.info("Block models: %s", context.block_models.meta.get("summary", "loaded"))
+
+
 class ProcessPipeline:
     """Archives and processes each item's page, in worker processes (or in the reactor thread)."""
 
@@ -167,28 +176,27 @@ class ProcessPipeline:
         settings = crawler.settings
         workers = WorkersConfig.from_settings(settings)
         pool = None
-        # The models are loaded here in any case: a ModelError stops the crawl before anything is fetched.
-        context = Context.from_settings(settings, count=stats.inc_value)
-        info = warcinfo(settings, context.versions())
         if workers.processes:
-            # This process's archive keeps the pages whose worker failed (in WARC files of its own, opened then).
-            handler = PageHandler(context, PageArchive.from_settings(settings, stats.inc_value, info))
+            # The workers load the models (one that cannot stops the crawl in pool.start(), before anything is
+            # fetched); this process reads their versions, and its archive keeps the pages whose worker failed
+            # (in WARC files of its own, opened then).
+            versions = Context.pipeline_versions(settings)
+            info = warcinfo(settings, versions)
+            handler = PageHandler(Context(count=stats.inc_value),
+                                  PageArchive.from_settings(settings, stats.inc_value, info))
             level = logging.getLevelName(str(settings.get("LOG_LEVEL", "INFO")).upper())
             pool = PagePool(workers, worker_handler, (worker_settings(settings, info),),
                             level if isinstance(level, int) else logging.INFO)
             pool.start()  # ready before the first page comes; a worker that cannot start stops the crawl here
-            logger.info("Extraction in %d worker process(es), at most %g s per page", pool.processes, workers.timeout)
+            logger.info("Extraction in %d worker process(es), at most %g s per page; models %s", pool.processes,
+                        workers.timeout, ", ".join(f"{name} {version}" for name, version in versions.items()))
         else:
+            context = Context.from_settings(settings, count=stats.inc_value)  # a ModelError stops the crawl here
+            info = warcinfo(settings, context.versions())
             handler = PageHandler.from_settings(worker_settings(settings, info), stats.inc_value)
             logger.info("Extraction in the crawl's own thread (EXTRACT_WORKERS=0)")
+            _log_models(handler.context)
         crawler.signals.connect(handler.close, signal=signals.spider_closed, weak=False)
-        models = handler.context.page_models
-        if models is not None:
-            image = models.image.name if models.image else "none"
-            logger.info("Page-type models: DOM/URL + %s screenshot model (fusion weight %.2f)", image,
-                        models.fusion_weight)
-        if handler.context.block_models is not None:
-            logger.info("Block models: %s", handler.context.block_models.meta.get("summary", "loaded"))
         pipeline = cls(handler, stats, pool)
         if pool is not None:
             crawler.signals.connect(pipeline.close_pool, signal=signals.spider_closed, weak=False)

@@ -97,6 +97,14 @@ class BlockModels:
     version: str = ""  # extraction.onnx.meta_version of the folder, recorded with the text
     stack: _StackModel | None = None  # models/stack/: decides the blocks in the SVM's place when present
 
+    @staticmethod
+    def version_of(directory: str | Path | None = None) -> str:
+        """Return the version the models of ``directory`` (None or empty: the shipped ``models/``) load with,
+        from the meta.json files alone: the folder's, with its stacked model's after a "+"."""
+        folder = Path(directory or MODELS_DIR)
+        stack = folder / STACK_FOLDER
+        return meta_version(folder) + (f"+{meta_version(stack)}" if (stack / META_FILE).exists() else "")
+
     @classmethod
     def load(cls, directory: str | Path | None = None) -> BlockModels:
         """Load and validate the models of ``directory`` (None or empty: the shipped ``models/``) and the
@@ -104,7 +112,7 @@ class BlockModels:
         folder = Path(directory or MODELS_DIR)
         meta = read_meta(folder, TRAIN_COMMAND)
         stack = _stack_model(folder / STACK_FOLDER) if (folder / STACK_FOLDER / META_FILE).exists() else None
-        version = meta_version(folder) + (f"+{stack.version}" if stack is not None else "")
+        version = cls.version_of(folder)
         return cls(_model(folder, meta, "blocks", BLOCK_FEATURES),
                    _model(folder, meta, "paragraphs", PARAGRAPH_FEATURES), meta, version, stack)
 

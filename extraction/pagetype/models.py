@@ -184,6 +184,12 @@ class PageTypeModels:
     images: dict[str, ImageModel] = field(default_factory=dict)
     version: str = ""  # extraction.onnx.meta_version of the folder, recorded with the page type
 
+    @staticmethod
+    def version_of(folder: str | Path | None = None) -> str:
+        """Return the version the models of ``folder`` (None or empty: the shipped ones) load with, from their
+        meta.json alone."""
+        return meta_version(Path(folder or MODELS_DIR))
+
     @classmethod
     def load(cls, folder: str | Path | None = None, image_model: str | None = None) -> PageTypeModels:
         """Load the models named in ``folder/meta.json`` (None or empty: the shipped ``models/pagetype``);
@@ -223,7 +229,7 @@ class PageTypeModels:
         if chosen is not None and chosen not in images:
             raise PageTypeModelError(f"{meta_path}: image model {chosen!r} is not there (have {sorted(images)})")
         weight = float(fusion.get("weight", 0.5)) if chosen == fusion.get("image_model") else 0.5
-        return cls(images.get(chosen) if chosen else None, dom, weight, meta, images, meta_version(folder))
+        return cls(images.get(chosen) if chosen else None, dom, weight, meta, images, cls.version_of(folder))
 
     @property
     def other_margin(self) -> float:

@@ -96,6 +96,26 @@ def _context(**kwargs: Any) -> tuple[Context, Counter[str]]:
     return Context(**{**defaults, **kwargs}, count=count), counts
 
 
+@pytest.mark.parametrize("settings", [{}, {"PAGETYPE_ENABLED": False}, {"BLOCKS_ENABLED": False}])
+def test_the_models_versions_read_without_loading_them_are_the_loaded_ones(settings: dict[str, Any]) -> None:
+    # A crawl process whose workers load the models writes these versions in its WARC files' warcinfo.
+    assert Context.pipeline_versions(settings) == Context.from_settings(settings).versions()
+
+
+def test_the_stacked_models_version_joins_the_blocks_version(tmp_path: Any) -> None:
+    import shutil
+
+    from extraction.paths import MODELS_DIR
+
+    folder = tmp_path / "models"
+    shutil.copytree(MODELS_DIR, folder, ignore=shutil.ignore_patterns("pagetype", "web2text", "training"))
+    with_stack = Context.pipeline_versions({"BLOCKS_MODEL_DIR": str(folder)})["blocks"]
+    assert "+" in with_stack
+    assert with_stack == shared_block_models(folder).version
+    shutil.rmtree(folder / "stack")
+    assert Context.pipeline_versions({"BLOCKS_MODEL_DIR": str(folder)})["blocks"] == with_stack.split("+")[0]
+
+
 def test_link_heavy_page_without_long_paragraph_is_a_list() -> None:
     assert page_type_rule(parse_html(f"<html><body><ul>{LINKS}</ul><p>Short intro.</p></body></html>")) == "list"
 

@@ -55,8 +55,9 @@ logger = logging.getLogger(__name__)
 # The collector's thresholds once a process has started (Python's: 700, 10, 10). Pages make objects by the
 # hundred thousand that their reference counts free; with 700 the collector ran about 4,000 young and 30 full
 # collections over 5,000 replayed pages in the crawl process (8 s of its 43 s of CPU), with these about 50 young
-# ones (1 s), and a worker's share went from 0.46 to 0.02 ms a page. A full collection still comes every 1.5
-# million allocations or so (3 middle ones), so cyclic garbage cannot pile up over a long crawl.
+# ones (1 s), and a worker's share went from 0.46 to 0.02 ms a page. A full collection may come after 3 middle
+# ones, every 1.5 million allocations or so (CPython also waits until the objects new to the oldest generation
+# are a quarter of those it held at the last full one), so cyclic garbage stays bounded over a long crawl.
 GC_THRESHOLDS = (50_000, 10, 3)
 
 # Imported once in the fork server, so a new worker starts with them loaded.
@@ -165,7 +166,8 @@ def settle_gc() -> None:
     """Tune the garbage collector of a process that has started: what lives as long as it (models, modules,
     settings, the site list) leaves the collector's generations (``gc.freeze``), so full collections no longer
     walk it (30.7 -> 29.3 ms a WCXB page in a worker), and young collections run every ``GC_THRESHOLDS[0]``
-    allocations."""
+    allocations. Garbage from start-up is collected first, so none of it is frozen."""
+    gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
 
@@ -200,7 +202,9 @@ def _forkserver_context(modules: list[str]) -> Any:
 def warm_up(factory: HandlerFactory) -> None:
     """Start the fork server now: it imports ``PRELOAD`` and the module of ``factory`` (about 1.3 s for the
     crawl's), beside the caller's own start-up instead of before the first worker. A :class:`PagePool` made
-    later with that factory forks its workers from it, and they start with all of it loaded."""
+    later with that factory forks its workers from it, and they start with all of it loaded. (The preload
+    list counts only when the server starts: a server already running keeps its own, and a factory's module
+    it lacks is then imported by each worker.)"""
     from multiprocessing import forkserver
 
     _forkserver_context([factory.__module__])
@@ -219,7 +223,8 @@ class PagePool:
         self.processes = config.processes
         if self.processes < 1:
             raise ValueError("PagePool needs at least one worker (EXTRACT_WORKERS=0 runs in the calling thread)")
-        context = _forkserver_context([factory.__module__])  # its module: imported once, not in every worker
+        # Its module is imported once in the fork server, not in every worker, when the server starts here.
+        context = _forkserver_context([factory.__module__])
         self._workers = [ProcessPool(max_workers=1, max_tasks=config.max_pages_per_worker, initializer=_start_worker,
                                      initargs=(factory, args, log_level), context=context)
                          for _ in range(self.processes)]

@@ -9,10 +9,10 @@ processed, so it does not stay in memory while the feed is written.
 Both run in ``EXTRACT_WORKERS`` worker processes (:mod:`extraction.workers`; default one per CPU),
 so the reactor thread only fetches, renders and follows links, and every page is bounded by
 ``EXTRACT_TIMEOUT``. Each worker loads the models, opens the template library and the archive
-itself (:class:`PageHandler`); the crawl's process loads the models once at start-up too, so that a
+itself (:class:`PageHandler`); the crawl waits until every worker has (``PagePool.start``), so that a
 missing or mismatched model stops the crawl with the reason before anything is fetched
-(PAGETYPE_ENABLED / BLOCKS_ENABLED off crawl without them). ``EXTRACT_WORKERS=0`` runs the handler in
-the reactor thread.
+(PAGETYPE_ENABLED / BLOCKS_ENABLED off crawl without them). The crawl's own process reads the models'
+versions only, for the warcinfo. ``EXTRACT_WORKERS=0`` runs the handler in the reactor thread.
 
 Stats: see ``extraction.process`` (``page/refused/<reason>``, ``pagetype/...``, ``templates/...``,
 ``blocks/...``, ``extract/<method>``, ``extract/empty``), ``archive/...`` and

@@ -17,6 +17,7 @@ import logging
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.settings import BaseSettings
@@ -80,9 +81,14 @@ def _without_playwright(settings: BaseSettings) -> None:
     """Leave scrapy-playwright's handler out of DOWNLOAD_HANDLERS, for a crawl that renders nothing: Scrapy's own
     HTTP handler downloads, and no Playwright driver (a Node process of about 110 MB) starts with the crawl."""
     handlers = settings.getdict("DOWNLOAD_HANDLERS")
-    kept = {scheme: handler for scheme, handler in handlers.items()
-            if (handler if isinstance(handler, str) else f"{handler.__module__}.{handler.__qualname__}")
-            not in PLAYWRIGHT_HANDLERS}
+    kept = {scheme: handler for scheme, handler in handlers.items() if _name(handler) not in PLAYWRIGHT_HANDLERS}
     if kept != handlers:
-        settings.set("DOWNLOAD_HANDLERS", kept, priority="cmdline")
+        settings.set("DOWNLOAD_HANDLERS", kept, priority=settings.getpriority("DOWNLOAD_HANDLERS") or "project")
         logger.info("No site of the list is rendered: pages are downloaded without scrapy-playwright")
+
+
+def _name(handler: Any) -> str | None:
+    """Return a DOWNLOAD_HANDLERS value's import path (None: the scheme is turned off)."""
+    if handler is None or isinstance(handler, str):
+        return handler
+    return f"{handler.__module__}.{handler.__qualname__}"

@@ -5,6 +5,9 @@ from __future__ import annotations
 import logging
 import os
 import pickle
+import subprocess
+import sys
+import textwrap
 import time
 from concurrent.futures import Future
 from pathlib import Path
@@ -18,8 +21,9 @@ from extraction.page import Page
 from extraction.process import Context, process
 from extraction.record import Record
 from extraction.warc import read_capture
-from extraction.workers import GC_THRESHOLDS, Outcome, PagePool, WorkersConfig, usable_cpus, warm_up
+from extraction.workers import GC_THRESHOLDS, Outcome, PagePool, WorkersConfig, usable_cpus
 from pipelines.process import ProcessPipeline, worker_handler, worker_settings
+from tests.crawl_helpers import REPO
 
 DEMO = "http://demo.test"
 SLOW = "http://slow.test/"
@@ -192,18 +196,40 @@ def test_pipeline_keeps_a_page_whose_worker_died(tmp_path: Path) -> None:
     assert stats.get_value("extract/error/failed") == 1
 
 
-def test_a_pool_forks_from_a_server_warmed_up_before_it() -> None:
-    from multiprocessing import forkserver
+IMPORTED_IN = os.getpid()  # the process that imported this module: a fork server's when it preloaded it
 
-    warm_up(misbehaving)  # what the crawl command does before Scrapy starts
-    assert forkserver._forkserver._forkserver_pid is not None  # type: ignore[attr-defined]
-    pool = PagePool(WorkersConfig(workers=1), misbehaving)
-    try:
+
+class _Origin:
+    def __init__(self, count: Any) -> None:
+        pass
+
+    def __call__(self, page: Page, record: Record) -> Record:
+        record.flags.append(f"preloaded:{os.getpid() != IMPORTED_IN}")
+        return record
+
+
+def origin(count: Any) -> _Origin:
+    return _Origin(count)
+
+
+def test_warm_up_preloads_the_factory_module_in_the_fork_server() -> None:
+    # In a fresh process, so that warm_up starts the fork server (this one may have started it already).
+    code = textwrap.dedent("""
+        from extraction.page import Page
+        from extraction.record import Record
+        from extraction.workers import PagePool, WorkersConfig, warm_up
+        from tests.extraction.test_workers import origin
+        warm_up(origin)  # what the crawl command does before Scrapy starts
+        from multiprocessing import forkserver
+        assert forkserver._forkserver._forkserver_pid is not None  # running before any pool
+        pool = PagePool(WorkersConfig(workers=1), origin)
         pool.start()
-        outcome = pool.submit(Page(b"<p>fine</p>", "http://a.test/"), Record()).result(timeout=60)
-        assert outcome.record.error is None
-    finally:
+        print(pool.submit(Page(b"<p>x</p>", "http://a.test/"), Record()).result(timeout=60).record.flags)
         pool.close()
+    """)
+    result = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stdout.strip() == "['preloaded:True']"
 
 
 class _GCReport:

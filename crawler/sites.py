@@ -169,7 +169,7 @@ def _parse(text: str, source: str, bound: tuple[tuple[str, str | None], ...]) ->
             raise SiteListError(f"{source}: variable ${{{name}}} is not set")
         return values[name]
 
-    used = referenced_variables(text)
+    used = frozenset(name for name, _ in bound)
     try:
         data = yaml.load(_VARIABLE_RE.sub(expand, text), Loader=_YAML_LOADER)  # safe: no Python objects
     except yaml.YAMLError as exc:

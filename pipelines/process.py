@@ -162,8 +162,8 @@ class ProcessPipeline:
     """Archives and processes each item's page, in worker processes (or in the reactor thread)."""
 
     def __init__(self, handler: PageHandler, stats: StatsCollector, pool: PagePool | None = None) -> None:
-        # In-thread: the handler does the work. With a pool: its context holds the models checked at start-up,
-        # and its archive keeps the pages whose worker failed.
+        # In-thread: the handler does the work. With a pool: its context holds no models (the workers load
+        # them), and its archive keeps the pages whose worker failed.
         self.handler = handler
         self.context = handler.context
         self.stats = stats
@@ -176,12 +176,12 @@ class ProcessPipeline:
         settings = crawler.settings
         workers = WorkersConfig.from_settings(settings)
         pool = None
+        versions = Context.pipeline_versions(settings)  # the models' meta.json files only: nothing loaded here
+        info = warcinfo(settings, versions)
         if workers.processes:
             # The workers load the models (one that cannot stops the crawl in pool.start(), before anything is
-            # fetched); this process reads their versions, and its archive keeps the pages whose worker failed
-            # (in WARC files of its own, opened then).
-            versions = Context.pipeline_versions(settings)
-            info = warcinfo(settings, versions)
+            # fetched); this process's archive keeps the pages whose worker failed (in WARC files of its own,
+            # opened then).
             handler = PageHandler(Context(count=stats.inc_value),
                                   PageArchive.from_settings(settings, stats.inc_value, info))
             level = logging.getLevelName(str(settings.get("LOG_LEVEL", "INFO")).upper())
@@ -191,8 +191,7 @@ class ProcessPipeline:
             logger.info("Extraction in %d worker process(es), at most %g s per page; models %s", pool.processes,
                         workers.timeout, ", ".join(f"{name} {version}" for name, version in versions.items()))
         else:
-            context = Context.from_settings(settings, count=stats.inc_value)  # a ModelError stops the crawl here
-            info = warcinfo(settings, context.versions())
+            # The models load here: a ModelError stops the crawl before anything is fetched.
             handler = PageHandler.from_settings(worker_settings(settings, info), stats.inc_value)
             logger.info("Extraction in the crawl's own thread (EXTRACT_WORKERS=0)")
             _log_models(handler.context)

@@ -14,9 +14,11 @@ Every field is taken from the first source in this order that has it (``SOURCES`
 5. ``byline``: the page's byline and dateline text: elements named byline/author/date/time/meta
    and the first lines of the visible text from the headline on; English "By ..." and
    "Published/Updated ...", Chinese 作者 / 记者 / 撰文 / 编辑 / 责任编辑 for authors (来源 is the outlet,
-   not an author) and 发布时间 / 时间 / 日期 with dates such as 2024年3月5日 10:21, 2024-03-05 10:21 or
-   3小时前 (relative dates against the fetch time); for authors last, ``text``: the extracted text
-   (a Chinese byline anywhere in it, papers often sign at the end; an English one in its first lines).
+   not an author) and 发布时间 / 时间 / 日期 with dates such as 2024年3月5日 10:21, 2024-03-05 10:21,
+   9/17/2004 (the year last only when the day is over 12) or 3小时前 (relative dates against the fetch
+   time); labelled datelines (发布时间, 来源, Posted, By ...) before a date inside a sentence; for
+   authors last, ``text``: the extracted text (a Chinese byline anywhere in it, papers often sign at
+   the end, "（记者 某某）" or names alone in parentheses; an English one in its first lines).
 6. ``url``: a date in the URL's path (``/2024/03/05/``, ``/20240305/``, ``/2024-03-05``).
 7. ``listing``: the feed's ``pubDate`` or the sitemap's ``news:publication_date`` / ``lastmod``
    the spider found the URL with (``Page.listed_date``).
@@ -238,6 +240,10 @@ _ISO_RE = re.compile(r"(\d{4})-(\d{1,2})-(\d{1,2})(?:[T\s]+(\d{1,2}):(\d{2})(?::
 _SLASH_RE = re.compile(r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})(?:\s+(\d{1,2}):(\d{2})(?::(\d{2}))?)?")
 _ZH_DATE_RE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\s*(\d{1,2})\s*[:：时]\s*(\d{2})"
                          r"(?:\s*[:：分]\s*(\d{2}))?)?")
+# Year last (9/17/2004 5:54:13 AM, 17.09.2004): month first on American pages, day first on European ones,
+# so read only when one of the two is over 12 (or both are the same).
+_YEAR_LAST_RE = re.compile(r"(?<![\d./])(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?![\d./])"
+                           r"(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?m\.?)?)?", re.I)
 _ZH_RELATIVE_RE = re.compile(r"(\d+)\s*(分钟|小时|天)前|(昨天|前天|今天)")
 _MONTHS = {name: number for number, names in enumerate((
     ("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",), ("june", "jun"),
@@ -252,6 +258,7 @@ _URL_DATE_RE = re.compile(r"/((?:19|20)\d{2})[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|
                           r"/((?:19|20)\d{2})/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/")
 _PUBLISHED_WORDS = re.compile(r"发布时间|发表时间|发布日期|发表于|发布于|时间|日期|published|posted|updated|"
                               r"last modified|modified", re.I)
+_DATELINE_WORDS = re.compile(_PUBLISHED_WORDS.pattern + r"|更新|来源|\bby\b", re.I)
 _MODIFIED_WORDS = re.compile(r"updated|last modified|modified|更新时间|更新于|修改时间", re.I)
 
 
@@ -282,10 +289,11 @@ def _compose(year: str, month: str, day: str, hour: str | None = None, minute: s
 
 
 def parse_date(text: str | None, max_year: int | None = None) -> str | None:
-    """Return the first date in ``text`` (ISO 8601, slashes, Chinese, English month names) as ISO 8601.
+    """Return the first date in ``text`` (ISO 8601, slashes, Chinese, English month names, the year last)
+    as ISO 8601.
 
-    Dates with dots and the year last (01.09.2008) are not read: day first on European pages, month first
-    on American ones (both seen on L3S-GN1)."""
+    A date with the year last (01.09.2008, 9/17/2004) is read only when its day cannot be its month (over
+    12): day first on European pages, month first on American ones (both seen on L3S-GN1)."""
     if not text:
         return None
     for pattern in (_ISO_RE, _ZH_DATE_RE, _SLASH_RE):
@@ -305,6 +313,19 @@ def parse_date(text: str | None, max_year: int | None = None) -> str | None:
             hour = str(int(hour) % 12 + (12 if match["ap"].lower().startswith("p") else 0))
         return _compose(match["y1"] or match["y2"], str(month), match["d1"] or match["d2"], hour, match["mi"],
                         max_year=max_year)
+    for match in _YEAR_LAST_RE.finditer(text):
+        first, second, year, hour, minute, second_of_minute, half = match.groups()
+        if int(first) > 12 >= int(second) or first == second:
+            day, month = first, second
+        elif int(second) > 12 >= int(first):
+            month, day = first, second
+        else:
+            continue
+        if hour is not None and half:
+            hour = str(int(hour) % 12 + (12 if half.lower() == "p" else 0))
+        composed = _compose(year, month, day, hour, minute, second_of_minute, max_year=max_year)
+        if composed:
+            return composed
     return None
 
 
@@ -345,13 +366,18 @@ _EN_BY_RE = re.compile(r"^\W*(?:written\s+)?by[:\s]+(.+)$", re.I)
 _ZH_NAME = r"[\u4e00-\u9fff·]{2,4}"
 _ZH_LABELS = ("作者", "撰文", "撰稿", "执笔人", "执笔", "特约记者", "本报记者", "记者", "实习生", "通讯员", "文",
               "责任编辑", "编辑", "责编")
+# A name ends the byline's run of Chinese characters, or comes right before 报道 / 摄 / 电 / 讯 ("记者 某某
+# 北京报道"): in running prose a label is a word of the sentence ("记者在孙某的办公室里").
+_ZH_NAME_END = r"(?=$|[^\u4e00-\u9fff·]|报道|摄|电|讯)"
 _ZH_AUTHOR_RE = re.compile(
     r"(?:^|(?<=[\s（(【\[|｜报台社网]))(作者|撰文|撰稿|执笔人|执笔|特约记者|本报记者|记者|实习生|通讯员|责任编辑|编辑|责编|文(?=\s*[/／｜|:：]))"
-    rf"\s*[:：/／|｜]?\s*({_ZH_NAME}(?:[ \u3000、，,]+{_ZH_NAME}){{0,5}})")
+    rf"\s*[:：/／|｜]?\s*({_ZH_NAME}{_ZH_NAME_END}(?:[ \u3000、，,]+{_ZH_NAME}{_ZH_NAME_END}){{0,5}})")
 _ZH_REPORTED_RE = re.compile(rf"[（(]\s*(?:记者\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})|"
                              rf"({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})\s+[\u4e00-\u9fff]{{0,6}}报道)\s*[）)]")
+# A paper's closing signature of names alone, "（某某 某某）" at the end of the last paragraph.
+_ZH_SIGNED_RE = re.compile(rf"[（(]\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})\s*[）)]\s*$")
 _ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
-                               r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|[网报社台站]$")
+                               r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|[网报社台站]$")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\|)\s*", re.I)
 _AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|written by|author|authors|posted by|von|par)[:\s]+|"
                               r"\s*[|·•]\s*.*$|\s+(?:on|at|updated|published)\s+.*$", re.I)
@@ -373,10 +399,15 @@ def split_authors(text: str) -> list[str]:
 
 def _zh_authors(text: str) -> list[str]:
     """Return the authors of a Chinese byline: the names after the most author-like label (作者 before
-    记者 before 编辑), else the name of a closing "（记者 某某）" or "（某某 北京报道）"."""
+    记者 before 编辑), else the name of a closing "（记者 某某）" or "（某某 北京报道）", else the names alone
+    in parentheses that end the text ("（某某 某某）")."""
     found: dict[str, list[str]] = {}
     for match in _ZH_AUTHOR_RE.finditer(text):
-        names = [name for name in re.split(r"[ \u3000、，,]+", match.group(2))
+        parts = re.split(r"([ \u3000、，,]+)", match.group(2))  # names and their separators
+        place_next = parts[-1].endswith("报道") or text.startswith("报道", match.end())
+        if len(parts) > 1 and not parts[-2].strip() and place_next:
+            del parts[-2:]  # "记者 某某 山东冠县报道": the place, set apart by a space (names are joined by 、)
+        names = [name for name in (re.sub("(?:报道|摄)$", "", part) for part in parts[::2])
                  if 2 <= len(name) <= 4 and not _ZH_NOT_A_NAME_RE.search(name)]
         if names:
             found.setdefault(match.group(1), names)
@@ -387,6 +418,9 @@ def _zh_authors(text: str) -> list[str]:
     if reported:
         return [name for name in re.split(r"[ \u3000、]+", reported.group(1) or reported.group(2))
                 if not _ZH_NOT_A_NAME_RE.search(name)]
+    signed = _ZH_SIGNED_RE.search(text.rstrip().rsplit("\n", 1)[-1])
+    if signed:
+        return [name for name in re.split(r"[ \u3000、]+", signed.group(1)) if not _ZH_NOT_A_NAME_RE.search(name)]
     return []
 
 
@@ -678,7 +712,9 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 put("authors", names[:MAX_AUTHORS], "byline")
                 break
     if not found.date_published or not found.date_modified:
-        for line in [*scan.datelines, *head]:
+        # Labelled head lines ("发布时间", "Posted", "来源") first: a date inside a sentence may be any date.
+        labelled = [line for line in head if _DATELINE_WORDS.search(line)]
+        for line in [*scan.datelines, *labelled, *(line for line in head if not _DATELINE_WORDS.search(line))]:
             value = parse_date(line, max_year) or relative_date(line, fetched)
             if not value:
                 continue

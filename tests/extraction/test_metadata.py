@@ -106,6 +106,30 @@ def test_chinese_byline_and_dateline() -> None:
     assert text_authors("价格为100元（含税）。") == []
 
 
+def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
+    # The place before 报道 is not a name; names joined by 、 are.
+    assert text_authors("正文。\n新京报记者 彭冲 山东冠县报道\n【编辑:刘欢】") == ["彭冲"]
+    assert text_authors("正文。\n记者 张三、李四 北京报道") == ["张三", "李四"]
+    assert text_authors("正文。\n记者张三、李四报道") == ["张三", "李四"]
+    # In running prose 记者 is a word of the sentence, not a label.
+    assert text_authors("在孙启勤的山庄里。\n记者在孙启勤的办公室里看到一幅规划图。") == []
+    # A paper's closing signature of names alone; not a parenthesis inside the text or a "to be continued".
+    assert text_authors("第一段。\n倡树廉洁家风，过一个祥和的新春佳节。（常书香 马丹阳 ）") == ["常书香", "马丹阳"]
+    assert text_authors("（张三 李四）在会上发言。\n第二段。") == []
+    assert text_authors("第一段。（未完待续）") == []
+    assert text_authors("正文。\n作者：展开全文") == []  # a button's label, not a name
+
+
+def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:
+    lines = ["娱乐首页", "明星", "2005年4月18日吴宗宪进棚录像，凌晨收班后，于2、3点在忠孝东路一带餐厅用餐时被打。",
+             "陈升 2002年6月27日", "2005-04-27 14:32更新 来源：千龙新闻网", "近日，惊爆台湾本土天王吴宗宪被打。"]
+    found = page_metadata(parse_html("<html><body><p>x</p></body></html>"), None, lines, dates_by_htmldate=False)
+    assert found.date_published == "2005-04-27T14:32:00"
+    assert found.sources["date_published"] == "byline"
+    found = page_metadata(parse_html("<html><body><p>x</p></body></html>"), None, lines[:4], dates_by_htmldate=False)
+    assert found.date_published == "2005-04-18"  # without a labelled line, the first date of the head
+
+
 def test_dates() -> None:
     assert parse_date("2024-03-05T10:21:00Z") == "2024-03-05T10:21:00+00:00"
     assert parse_date("2024-03-05 10:21") == "2024-03-05T10:21:00"
@@ -113,6 +137,13 @@ def test_dates() -> None:
     assert parse_date("Published March 5, 2024, 3:07 PM") == "2024-03-05T15:07:00"
     assert parse_date("5 March 2024") == "2024-03-05"
     assert parse_date("Published: 01.09.2008") is None  # 1 September or January 9: not guessed
+    assert parse_date("7/5/2005 9:23:57 PM") is None
+    # The year last is read when the day cannot be the month: American month first, European day first.
+    assert parse_date("发布日期： 9/17/2004 5:54:13 AM") == "2004-09-17T05:54:13"
+    assert parse_date("17.09.2004") == "2004-09-17"
+    assert parse_date("12/25/2023, 10:30 pm") == "2023-12-25T22:30:00"
+    assert parse_date("5/5/2005") == "2005-05-05"
+    assert parse_date("version 1.17.2004.5") is None
     assert parse_date("2024-02-30") is None and parse_date("1800-01-01") is None
     assert relative_date("3小时前", parse_date_time("2024-03-05T02:00:00+00:00")) == "2024-03-04"
     assert relative_date("昨天 10:00", parse_date_time("2024-03-05T12:00:00+00:00")) == "2024-03-04"

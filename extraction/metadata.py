@@ -241,7 +241,9 @@ _SLASH_RE = re.compile(r"(\d{4})[/.](\d{1,2})[/.](\d{1,2})(?:\s+(\d{1,2}):(\d{2}
 _ZH_DATE_RE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\s*(\d{1,2})\s*[:：时]\s*(\d{2})"
                          r"(?:\s*[:：分]\s*(\d{2}))?)?")
 # Year last (9/17/2004 5:54:13 AM, 17.09.2004): month first on American pages, day first on European ones,
-# so read only when one of the two is over 12 (or both are the same).
+# so read only when one of the two is over 12 (or both are the same); and only alone or labelled
+# ("Posted 1/16/2008", "发布日期：9/17/2004"): a portal's header shows today's date ("Tuesday 15.01.2008")
+# and its headline lists their times ("• Headline 1/15/2008, 3:42 p.m.").
 _YEAR_LAST_RE = re.compile(r"(?<![\d./])(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?![\d./])"
                            r"(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?m\.?)?)?", re.I)
 _ZH_RELATIVE_RE = re.compile(r"(\d+)\s*(分钟|小时|天)前|(昨天|前天|今天)")
@@ -258,6 +260,7 @@ _URL_DATE_RE = re.compile(r"/((?:19|20)\d{2})[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|
                           r"/((?:19|20)\d{2})/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/")
 _PUBLISHED_WORDS = re.compile(r"发布时间|发表时间|发布日期|发表于|发布于|时间|日期|published|posted|updated|"
                               r"last modified|modified", re.I)
+_LETTER_RE = re.compile(r"[^\W\d_]")
 _DATELINE_WORDS = re.compile(_PUBLISHED_WORDS.pattern + r"|更新|来源|\bby\b", re.I)
 _MODIFIED_WORDS = re.compile(r"updated|last modified|modified|更新时间|更新于|修改时间", re.I)
 
@@ -293,7 +296,8 @@ def parse_date(text: str | None, max_year: int | None = None) -> str | None:
     as ISO 8601.
 
     A date with the year last (01.09.2008, 9/17/2004) is read only when its day cannot be its month (over
-    12): day first on European pages, month first on American ones (both seen on L3S-GN1)."""
+    12): day first on European pages, month first on American ones (both seen on L3S-GN1); and only when
+    the text is the date alone or has a label (``_PUBLISHED_WORDS``)."""
     if not text:
         return None
     for pattern in (_ISO_RE, _ZH_DATE_RE, _SLASH_RE):
@@ -314,6 +318,8 @@ def parse_date(text: str | None, max_year: int | None = None) -> str | None:
         return _compose(match["y1"] or match["y2"], str(month), match["d1"] or match["d2"], hour, match["mi"],
                         max_year=max_year)
     for match in _YEAR_LAST_RE.finditer(text):
+        if _LETTER_RE.search(text[:match.start()] + text[match.end():]) and not _PUBLISHED_WORDS.search(text):
+            continue
         first, second, year, hour, minute, second_of_minute, half = match.groups()
         if int(first) > 12 >= int(second) or first == second:
             day, month = first, second

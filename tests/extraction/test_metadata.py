@@ -144,6 +144,10 @@ def test_dates() -> None:
     assert parse_date("12/25/2023, 10:30 pm") == "2023-12-25T22:30:00"
     assert parse_date("5/5/2005") == "2005-05-05"
     assert parse_date("version 1.17.2004.5") is None
+    # Alone or labelled only: a portal's header date and its headline list's times are not the page's date.
+    assert parse_date("Originally Posted 1/16/2008 6:55:25 PM") == "2008-01-16T18:55:25"
+    assert parse_date("Tuesday 15.01.2008") is None
+    assert parse_date("• Ex-colonel opposes Iraq vet for Congress 1/15/2008, 3:42 p.m. EST") is None
     assert parse_date("2024-02-30") is None and parse_date("1800-01-01") is None
     assert relative_date("3小时前", parse_date_time("2024-03-05T02:00:00+00:00")) == "2024-03-04"
     assert relative_date("昨天 10:00", parse_date_time("2024-03-05T12:00:00+00:00")) == "2024-03-04"

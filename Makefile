@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium chromium-headless-shell fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench bench-replay bench-templates train-blocks train-stack render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages python-packages extras demo test lint bench bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -71,6 +71,10 @@ train-blocks: setup
 # Run after train-blocks and train-pagetype: it reads their features and probabilities.
 train-stack: setup
 	$(BIN)/python -m models.training.train_stack
+
+# The title chooser (extraction/title.py, models/title/; needs ../shared/datasets), under a minute:
+train-title: setup
+	$(BIN)/python -m models.training.train_title
 
 # Page-type models (paper 000; need ../shared/datasets and `make extras` for torch):
 # render the labelled pages into the screenshot cache ($$PAGETYPE_CACHE, default

@@ -123,8 +123,9 @@ def gold_pages(name: str) -> Iterator[Gold]:
 def ours() -> Callable[[Gold], dict[str, str | None]]:
     from extraction.blockclf.classifier import shared_models as block_models
     from extraction.pagetype.models import shared_models as page_models
+    from extraction.title import shared_model as title_model
 
-    context = Context(page_models(), block_models())
+    context = Context(page_models(), block_models(), title_model=title_model())
 
     def run(gold: Gold) -> dict[str, str | None]:
         record = process(Page(gold.html, gold.url, gold.content_type), context)

@@ -107,6 +107,8 @@ DOWNLOADER_MIDDLEWARES = {
 # Block classifier (papers 003 and 004; extraction/blockclf/, models/).
 # BLOCKS_ENABLED: default in extraction/process.py (BlocksConfig); the environment may name the model folder.
 BLOCKS_MODEL_DIR = os.environ.get("BLOCKS_MODEL_DIR", "")  # meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
+# Title chooser (extraction/title.py, models/title/). TITLE_ENABLED, TITLE_MODEL_DIR: defaults in
+# extraction/process.py (TitleConfig).
 # Web2Text (paper 002; methods web2text and svm-web2text of `scrapy extract`).
 WEB2TEXT_MODEL_DIR = os.environ.get("WEB2TEXT_MODEL_DIR", "")  # unary/pairwise ONNX (empty: models/web2text/)
 

@@ -27,8 +27,9 @@ Every field is taken from the first source in this order that has it (``SOURCES`
 
 Dates are ISO 8601: ``2024-03-05`` for a day, ``2024-03-05T10:21:00`` for a time without zone and
 ``2024-03-05T10:21:00+08:00`` when the page gives the zone; years outside ``MIN_YEAR`` to the
-fetch year + 1 are refused. ``title`` is the headline without the site's name around it; the
-``<h1>`` wins when it is one of the candidates. ``lang`` is identified from the extracted text with
+fetch year + 1 are refused. ``title`` is the headline without the site's name around it: the
+learned chooser's pick among the title candidates (``extraction.title``), or without it the rule of
+``choose_title`` (the ``<h1>`` when it is one of the candidates). ``lang`` is identified from the extracted text with
 py3langid (Chinese as ``zh-Hans`` or ``zh-Hant`` by the share of characters that exist in only one
 of the two scripts); ``lang_declared`` is the page's own ``<html lang>`` / Content-Language.
 """
@@ -36,6 +37,7 @@ of the two scripts); ``lang_declared`` is the page's own ``<html lang>`` / Conte
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import re
 from collections import deque
@@ -49,8 +51,11 @@ from urllib.parse import urljoin, urlsplit
 from lxml import html
 
 from extraction.dom.html import declared_lang
+from extraction.dom.text import visible_text
+from extraction.title import SEPARATORS_RE, TitleChooser, normal, title_candidates
+from extraction.title import tokens as title_tokens
 
-SOURCES = ("json-ld", "microdata", "meta", "h1", "time", "byline", "text", "url", "listing", "htmldate")
+SOURCES = ("json-ld", "microdata", "meta", "h1", "h2", "time", "byline", "text", "url", "listing", "htmldate")
 MIN_YEAR = 1995
 MAX_AUTHORS = 10
 MAX_TAGS = 30
@@ -511,42 +516,29 @@ def _short_text(element: html.HtmlElement) -> str | None:
 # --- title ----------------------------------------------------------------------------------------
 
 # "_" separates a title's parts ("新闻标题_频道_网站") but not inside an identifier ("ngx_http_rewrite_module").
-_TITLE_SEPARATORS_RE = re.compile(r"\s+[|\-–—:·•»]\s+|\s*[|｜]\s*|\s*(?:(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))\s*|"
-                                  r"\s+::\s+|\s*－\s*|\s*—\s*")
-
-
-def _normal(text: str) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", text.lower()).split())
-
-
 def clean_title(title: str, site_name: str | None = None, h1s: Iterable[str] = ()) -> str:
     """Return ``title`` without the site's name: an ``<h1>`` that is the title or one of its parts (not the
     site name) wins, else the part sharing most words with the first ``<h1>``, else the longest part
     between separators (" | ", " - ", "_", ...) that is not the site name."""
-    site = _normal(site_name) if site_name else None
-    parts = [part.strip() for part in _TITLE_SEPARATORS_RE.split(title) if part and part.strip()]
-    whole = {_normal(title), *(_normal(part) for part in parts)}
+    site = normal(site_name) if site_name else None
+    parts = [part.strip() for part in SEPARATORS_RE.split(title) if part and part.strip()]
+    whole = {normal(title), *(normal(part) for part in parts)}
     for h1 in h1s:
-        h1_normal = _normal(h1)
+        h1_normal = normal(h1)
         if len(h1_normal) >= 4 and h1_normal in whole and h1_normal != site:
             return " ".join(h1.split())
     if len(parts) <= 1:
         return title
-    candidates = [part for part in parts if _normal(part) != site] or parts
-    heading = _title_tokens(next(iter(h1s), ""))
+    candidates = [part for part in parts if normal(part) != site] or parts
+    heading = title_tokens(next(iter(h1s), ""))
     if heading:  # the part that shares most words with the page's <h1>, when one shares any
-        shared = max(candidates, key=lambda part: len(heading & _title_tokens(part)))
-        if heading & _title_tokens(shared):
+        shared = max(candidates, key=lambda part: len(heading & title_tokens(part)))
+        if heading & title_tokens(shared):
             return shared
     return max(candidates, key=len)
 
 
-_TITLE_TOKEN_RE = re.compile(r"[\u4e00-\u9fff]|[^\W_]+")
 H1_TITLE_SHARE = 0.5  # an <h1> is the headline when this share of its words is in a title candidate
-
-
-def _title_tokens(text: str) -> set[str]:
-    return set(_TITLE_TOKEN_RE.findall(text.lower()))
 
 
 def choose_title(candidates: list[tuple[str, str]], h1s: list[str], site_name: str | None = None,
@@ -555,13 +547,13 @@ def choose_title(candidates: list[tuple[str, str]], h1s: list[str], site_name: s
     mostly (``H1_TITLE_SHARE``) in a title candidate (JSON-LD headline, microdata, og:title, <title>)
     without the site's name, and that is not the site's name (not without ``overlap``); else the first
     candidate without the site's name (``clean_title``); else the first ``<h1>``."""
-    site = _normal(site_name) if site_name else None
+    site = normal(site_name) if site_name else None
     for h1 in h1s if overlap else []:
-        words = _title_tokens(h1)
-        if not words or len(h1) > 300 or (site and _normal(h1) == site):
+        words = title_tokens(h1)
+        if not words or len(h1) > 300 or (site and normal(h1) == site):
             continue
         for candidate, _source in candidates:  # compared without the site's name: a logo <h1> is no headline
-            if len(words & _title_tokens(clean_title(candidate, site_name))) >= H1_TITLE_SHARE * len(words):
+            if len(words & title_tokens(clean_title(candidate, site_name))) >= H1_TITLE_SHARE * len(words):
                 return " ".join(h1.split()), "h1"
     if candidates:
         title, source = candidates[0]
@@ -612,7 +604,8 @@ def identify_language(text: str) -> str | None:
 
 def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterable[str] = (), *,
                   listed_date: str | None = None, fetched_at: str | None = None,
-                  dates_by_htmldate: bool = True, headline: bool = True) -> Metadata:
+                  dates_by_htmldate: bool = True, headline: bool = True,
+                  title_model: TitleChooser | None = None) -> Metadata:
     """Return the :class:`Metadata` of a parsed page (not modified) but its language (``identify_language``
     of the extracted text; ``lang_declared`` is set).
 
@@ -620,7 +613,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     the ``HEAD_LINES`` from the headline on); ``listed_date``: the feed's or sitemap's date of the
     URL; ``fetched_at``: the fetch time (ISO 8601), for relative dates; ``dates_by_htmldate``: run
     htmldate when no other source has a publish date (off for pages that are not articles);
-    ``headline``: the page is an article, whose ``<h1>`` may be its headline (off for other pages).
+    ``headline``: the page is an article, whose ``<h1>`` may be its headline (off for other pages);
+    ``title_model``: the learned title chooser (``extraction.title``); without it ``choose_title``'s rule.
     """
     found = Metadata()
     fetched = _fetch_time(fetched_at)
@@ -637,7 +631,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     website = next((obj for obj in objects if _types(obj) & {"website"}), {})
     tags = meta_tags(root)
     scan = _scan(root)
-    h1s = [" ".join(h1.text_content().split()) for h1 in root.iter("h1")][:3]
+    h1_elements = list(root.iter("h1"))
+    h1s = [_heading(h1) for h1 in h1_elements[:3]]
 
     # 1. JSON-LD
     titles: list[tuple[str | None, str]] = [(_clean(article.get("headline") or article.get("name")), "json-ld")]
@@ -735,8 +730,16 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     titles.append((page_title, "meta"))
     # An article's <h1> is its headline; other pages (lists, products, documentation) are named by their
     # title candidates, whose <h1> is often a section or product name (measured on wcxb-dev).
-    title, source = choose_title([(t, src) for t, src in titles if t], h1s, found.site_name, overlap=headline)
-    put("title", title, source)
+    if title_model is not None:
+        h2s = [_heading(h2) for h2 in itertools.islice(root.iter("h2"), 2)]
+        chosen = title_model.choose(title_candidates(h1s, h2s, page_title, _first(tags, "og:title"),
+                                                     _first(tags, "twitter:title"), titles[0][0], titles[1][0]),
+                                    len(h1_elements), found.site_name, url)
+        if chosen is not None:
+            put("title", chosen.text, chosen.source)
+    else:
+        title, source = choose_title([(t, src) for t, src in titles if t], h1s, found.site_name, overlap=headline)
+        put("title", title, source)
 
     # 6.-8. URL, the feed or sitemap, htmldate
     put("date_published", url_date(url), "url")
@@ -748,6 +751,11 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if found.authors:
         found.authors = _unique(found.authors)[:MAX_AUTHORS]
     return found
+
+
+def _heading(element: html.HtmlElement) -> str:
+    """Return a heading's visible text on one line ("WEEKEND<br>CODING" is "WEEKEND CODING")."""
+    return " ".join(visible_text(element).split())
 
 
 def _fetch_time(value: str | None) -> datetime | None:
@@ -764,8 +772,8 @@ def _head_lines(lines: list[str], h1s: list[str]) -> list[str]:
     """Return the ``HEAD_LINES`` short lines from the first one that is the headline (the start without one)."""
     start = 0
     if h1s:
-        headline = _normal(h1s[0])
-        start = next((i for i, line in enumerate(lines) if headline and _normal(line) == headline), 0)
+        headline = normal(h1s[0])
+        start = next((i for i, line in enumerate(lines) if headline and normal(line) == headline), 0)
     head = (" ".join(line.split()) for line in lines[start:start + HEAD_LINES])
     return [line for line in head if line and len(line) <= BYLINE_MAX_CHARS]
 

@@ -59,6 +59,8 @@ from extraction.pagetype.models import PageTypeDecision, PageTypeModels
 from extraction.pagetype.models import shared_models as shared_page_models
 from extraction.record import Record
 from extraction.templates import DenoiseResult, Leaf, leaf_tags
+from extraction.title import TitleModel
+from extraction.title import shared_model as shared_title_model
 
 logger = logging.getLogger(__name__)
 
@@ -114,6 +116,15 @@ class BlocksConfig(ComponentConfig):
 
 
 @dataclass(frozen=True)
+class TitleConfig(ComponentConfig):
+    """TITLE_* settings: the learned title chooser (``extraction.title``)."""
+
+    prefix: ClassVar[str] = "TITLE"
+    enabled: bool = True  # off: the title rule of extraction.metadata.choose_title
+    model_dir: str = ""  # folder with meta.json and model.onnx (empty: models/title/)
+
+
+@dataclass(frozen=True)
 class Web2TextConfig(ComponentConfig):
     """WEB2TEXT_* settings."""
 
@@ -154,6 +165,7 @@ class Context:
     method_models: dict[str, Any] = field(default_factory=dict)  # keywords of a method other than pipeline
     source: SourceConfig = field(default_factory=SourceConfig)
     fusion: bool = False  # PAGETYPE_FUSION: the screenshot CNN joins the page type (else the DOM/URL model alone)
+    title_model: TitleModel | None = None  # None: the title rule (extraction.metadata.choose_title)
 
     @classmethod
     def from_settings(cls, settings: Any, *, templates: SiteTemplates | None = None, method: str = PIPELINE,
@@ -161,11 +173,13 @@ class Context:
         """Load the models the settings ask for (a missing or mismatched model raises its ModelError)."""
         typing = PageTypeConfig.from_settings(settings)
         blocks = BlocksConfig.from_settings(settings)
+        title = TitleConfig.from_settings(settings)
         page_models = shared_page_models(typing.model_dir or None) if typing.enabled else None
         block_models = shared_block_models(blocks.model_dir or None) if blocks.enabled and method == PIPELINE else None
+        title_model = shared_title_model(title.model_dir or None) if title.enabled else None
         return cls(page_models, block_models, templates, method, count=count,
                    method_models=method_models(method, settings), source=SourceConfig.from_settings(settings),
-                   fusion=typing.fusion)
+                   fusion=typing.fusion, title_model=title_model)
 
     @staticmethod
     def pipeline_versions(settings: Any) -> dict[str, str]:
@@ -173,8 +187,10 @@ class Context:
         alone (no model loaded): for a crawl process whose extraction workers load the models."""
         typing = PageTypeConfig.from_settings(settings)
         blocks = BlocksConfig.from_settings(settings)
+        title = TitleConfig.from_settings(settings)
         versions = {"pagetype": PageTypeModels.version_of(typing.model_dir or None) if typing.enabled else None,
-                    "blocks": BlockModels.version_of(blocks.model_dir or None) if blocks.enabled else None}
+                    "blocks": BlockModels.version_of(blocks.model_dir or None) if blocks.enabled else None,
+                    "title": TitleModel.version_of(title.model_dir or None) if title.enabled else None}
         return {name: version for name, version in versions.items() if version is not None}
 
     def versions(self) -> dict[str, str]:
@@ -182,7 +198,7 @@ class Context:
         extra = self.method_models
         models = {"pagetype": self.page_models,
                   "blocks": self.block_models or extra.get("models") or extra.get("block_models"),
-                  "web2text": extra.get("model")}
+                  "web2text": extra.get("model"), "title": self.title_model}
         return {name: str(model.version) for name, model in models.items() if model is not None}
 
 
@@ -282,7 +298,7 @@ def _metadata(page: Page, root: html.HtmlElement, context: Context, record: Reco
             else visible_text(root).split("\n")
         found = page_metadata(root, page.url, lines, listed_date=page.listed_date, fetched_at=record.fetched_at,
                               dates_by_htmldate=typed is None or typed.page_type == "article",
-                              headline=typed is None or typed.page_type == "article")
+                              headline=typed is None or typed.page_type == "article", title_model=context.title_model)
     except Exception as exc:  # the page goes on with its <title> only
         logger.warning("Metadata failed on %s: %s", page.url, exc)
         context.count("metadata/error", 1)
@@ -425,7 +441,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
 
 def extract_pipeline(root: html.HtmlElement, url: str | None) -> Extraction:
     """The ``pipeline`` method for the method registry: the flow without templates, on the shipped models."""
-    record = process(Page.from_tree(root, url), Context(shared_page_models(), shared_block_models()))
+    record = process(Page.from_tree(root, url), Context(shared_page_models(), shared_block_models(),
+                                                        title_model=shared_title_model()))
     entries = tuple(ListEntry(e["title"] or "", e["url"]) for e in record.entries or ())
     return Extraction(method=PIPELINE, text=record.text, title=record.title, page_type=record.page_type,
                       entries=entries)

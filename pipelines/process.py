@@ -36,7 +36,15 @@ from scrapy.statscollectors import StatsCollector
 from extraction.config import ComponentConfig
 from extraction.dedup import DedupConfig, text_fingerprint
 from extraction.page import Page
-from extraction.process import BlocksConfig, Context, PageTypeConfig, SourceConfig, Web2TextConfig, process
+from extraction.process import (
+    BlocksConfig,
+    Context,
+    PageTypeConfig,
+    SourceConfig,
+    TitleConfig,
+    Web2TextConfig,
+    process,
+)
 from extraction.record import Record
 from extraction.workers import Outcome, PagePool, WorkersConfig, failure_outcome
 from pipelines.archive import ArchiveConfig, PageArchive
@@ -47,8 +55,8 @@ logger = logging.getLogger(__name__)
 Count = Callable[[str, int], Any]
 
 # The components whose settings a worker needs to build its handler.
-WORKER_CONFIGS: tuple[type[ComponentConfig], ...] = (PageTypeConfig, BlocksConfig, Web2TextConfig, SourceConfig,
-                                                     TemplatesConfig, ArchiveConfig, DedupConfig)
+WORKER_CONFIGS: tuple[type[ComponentConfig], ...] = (PageTypeConfig, BlocksConfig, TitleConfig, Web2TextConfig,
+                                                     SourceConfig, TemplatesConfig, ArchiveConfig, DedupConfig)
 
 
 class PageHandler:

@@ -147,7 +147,8 @@ def page_mean_f1(rows: Rows, predicted: npt.NDArray[np.bool_]) -> float:
 
 
 def export(model: Any, out: Path, meta: dict[str, Any], sample: FloatArray) -> None:
-    """Write ``model.onnx`` and ``meta.json`` to ``out``, once onnxruntime agrees with scikit-learn on ``sample``."""
+    """Write ``model.onnx`` and ``meta.json`` to ``out``, once onnxruntime agrees with scikit-learn on ``sample``
+    (a gradient-boosted classifier over ``sample.shape[1]`` float32 columns; ``train_title`` uses it too)."""
     from skl2onnx import to_onnx
     from skl2onnx.common import tree_ensemble
 
@@ -160,7 +161,7 @@ def export(model: Any, out: Path, meta: dict[str, Any], sample: FloatArray) -> N
 
     tree_ensemble.add_node = add_node_int
     try:
-        onx = to_onnx(model, np.zeros((1, len(FEATURES)), dtype=np.float32),
+        onx = to_onnx(model, np.zeros((1, sample.shape[1]), dtype=np.float32),
                       options={id(model): {"zipmap": False}}, target_opset={"": TARGET_OPSET, "ai.onnx.ml": 3})
     finally:
         tree_ensemble.add_node = add_node

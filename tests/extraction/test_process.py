@@ -96,7 +96,8 @@ def _context(**kwargs: Any) -> tuple[Context, Counter[str]]:
     return Context(**{**defaults, **kwargs}, count=count), counts
 
 
-@pytest.mark.parametrize("settings", [{}, {"PAGETYPE_ENABLED": False}, {"BLOCKS_ENABLED": False}])
+@pytest.mark.parametrize("settings", [{}, {"PAGETYPE_ENABLED": False}, {"BLOCKS_ENABLED": False},
+                                      {"TITLE_ENABLED": False}])
 def test_the_models_versions_read_without_loading_them_are_the_loaded_ones(settings: dict[str, Any]) -> None:
     # A crawl process whose workers load the models writes these versions in its WARC files' warcinfo.
     assert Context.pipeline_versions(settings) == Context.from_settings(settings).versions()
@@ -314,14 +315,14 @@ def test_process_pipeline_without_page_typing() -> None:
     page = _demo_page("list")
     item = _valid(pipeline.process_item(Record(url="u", page=Page(page.body_bytes, DEMO + page.path))))
     assert item.page_type is None and item.page_type_confidence is None and item.entries is None
-    assert item.extraction_method == "stack" and item.text and set(item.models) == {"blocks"}
+    assert item.extraction_method == "stack" and item.text and set(item.models) == {"blocks", "title"}
     assert not any(key.startswith("pagetype/") for key in crawler.stats.get_stats())
     assert crawler.stats.get_value("extract/stack") == 1
 
 
 def test_process_pipeline_settings_switch_models_off() -> None:
     crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "ARCHIVE_ENABLED": False, "TEMPLATES_ENABLED": False,
-                                         "BLOCKS_ENABLED": False, "PAGETYPE_ENABLED": "false"})
+                                         "BLOCKS_ENABLED": False, "PAGETYPE_ENABLED": "false", "TITLE_ENABLED": "0"})
     assert crawler.stats is not None
     crawler.stats.open_spider()
     pipeline = ProcessPipeline.from_crawler(crawler)

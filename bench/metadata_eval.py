@@ -45,6 +45,7 @@ from extraction.dom.html import parse_html
 from extraction.metadata import parse_date
 from extraction.page import Page
 from extraction.process import Context, process
+from extraction.title import normal
 
 SETS = ("wcxb-dev", "wcxb-dev-held-out", "chinese-wced-dev", "mozilla-readability", "demo")
 FIELDS = ("date", "author", "title", "lang")
@@ -75,7 +76,7 @@ class Scores:
 
 
 def normal_title(text: str | None) -> str:
-    return " ".join(re.sub(r"[^\w\s]", " ", (text or "").lower()).split())
+    return normal(text or "")
 
 
 def author_tokens(text: str | None) -> list[str]:

@@ -15,8 +15,8 @@ Every field is taken from the first source in this order that has it (``SOURCES`
    and the first lines of the visible text from the headline on; English "By ..." and
    "Published/Updated ...", Chinese 作者 / 记者 / 撰文 / 编辑 / 责任编辑 for authors (来源 is the outlet,
    not an author) and 发布时间 / 时间 / 日期 with dates such as 2024年3月5日 10:21, 2024-03-05 10:21,
-   9/17/2004 (the year last only when the day is over 12) or 3小时前 (relative dates against the fetch
-   time); labelled datelines (发布时间, 来源, Posted, By ...) before a date inside a sentence; for
+   9/17/2004 (the year last only when the day is over 12, alone or labelled) or 3小时前 (relative dates
+   against the fetch time); labelled datelines (发布时间, 来源, Posted, By ...) before a date inside a sentence; for
    authors last, ``text``: the extracted text (a Chinese byline anywhere in it, papers often sign at
    the end, "（记者 某某）" or names alone in parentheses; an English one in its first lines).
 6. ``url``: a date in the URL's path (``/2024/03/05/``, ``/20240305/``, ``/2024-03-05``).
@@ -52,7 +52,7 @@ from lxml import html
 
 from extraction.dom.html import declared_lang
 from extraction.dom.text import visible_text
-from extraction.title import SEPARATORS_RE, TitleChooser, normal, title_candidates
+from extraction.title import H1S, H2S, MAX_CHARS, SEPARATORS_RE, TitleChooser, normal, title_candidates
 from extraction.title import tokens as title_tokens
 
 SOURCES = ("json-ld", "microdata", "meta", "h1", "h2", "time", "byline", "text", "url", "listing", "htmldate")
@@ -249,7 +249,7 @@ _ZH_DATE_RE = re.compile(r"(\d{4})\s*年\s*(\d{1,2})\s*月\s*(\d{1,2})\s*日(?:\
 # so read only when one of the two is over 12 (or both are the same); and only alone or labelled
 # ("Posted 1/16/2008", "发布日期：9/17/2004"): a portal's header shows today's date ("Tuesday 15.01.2008")
 # and its headline lists their times ("• Headline 1/15/2008, 3:42 p.m.").
-_YEAR_LAST_RE = re.compile(r"(?<![\d./])(\d{1,2})[/.](\d{1,2})[/.](\d{4})(?![\d./])"
+_YEAR_LAST_RE = re.compile(r"(?<![\d./])(\d{1,2})([/.])(\d{1,2})\2(\d{4})(?![\d./])"
                            r"(?:,?\s+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\s*([ap])\.?m\.?)?)?", re.I)
 _ZH_RELATIVE_RE = re.compile(r"(\d+)\s*(分钟|小时|天)前|(昨天|前天|今天)")
 _MONTHS = {name: number for number, names in enumerate((
@@ -325,8 +325,8 @@ def parse_date(text: str | None, max_year: int | None = None) -> str | None:
     for match in _YEAR_LAST_RE.finditer(text):
         if _LETTER_RE.search(text[:match.start()] + text[match.end():]) and not _PUBLISHED_WORDS.search(text):
             continue
-        first, second, year, hour, minute, second_of_minute, half = match.groups()
-        if int(first) > 12 >= int(second) or first == second:
+        first, _separator, second, year, hour, minute, second_of_minute, half = match.groups()
+        if int(first) > 12 >= int(second) or int(first) == int(second):
             day, month = first, second
         elif int(second) > 12 >= int(first):
             month, day = first, second
@@ -385,10 +385,12 @@ _ZH_AUTHOR_RE = re.compile(
     rf"\s*[:：/／|｜]?\s*({_ZH_NAME}{_ZH_NAME_END}(?:[ \u3000、，,]+{_ZH_NAME}{_ZH_NAME_END}){{0,5}})")
 _ZH_REPORTED_RE = re.compile(rf"[（(]\s*(?:记者\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})|"
                              rf"({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})\s+[\u4e00-\u9fff]{{0,6}}报道)\s*[）)]")
-# A paper's closing signature of names alone, "（某某 某某）" at the end of the last paragraph.
-_ZH_SIGNED_RE = re.compile(rf"[（(]\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})\s*[）)]\s*$")
+# A paper's closing signature of names alone, "（某某 某某）" after the last sentence of the text.
+_ZH_SIGNED_RE = re.compile(rf"(?:^|(?<=[。！？!?”\"]))\s*[（(]\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})"
+                           r"\s*[）)]\s*$")
 _ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
-                               r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|[网报社台站]$")
+                               r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
+                               r"完|续|篇|[网报社台站图]$")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\|)\s*", re.I)
 _AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|written by|author|authors|posted by|von|par)[:\s]+|"
                               r"\s*[|·•]\s*.*$|\s+(?:on|at|updated|published)\s+.*$", re.I)
@@ -415,10 +417,10 @@ def _zh_authors(text: str) -> list[str]:
     found: dict[str, list[str]] = {}
     for match in _ZH_AUTHOR_RE.finditer(text):
         parts = re.split(r"([ \u3000、，,]+)", match.group(2))  # names and their separators
-        place_next = parts[-1].endswith("报道") or text.startswith("报道", match.end())
+        place_next = parts[-1].endswith(("报道", "电", "讯")) or text.startswith(("报道", "电", "讯"), match.end())
         if len(parts) > 1 and not parts[-2].strip() and place_next:
-            del parts[-2:]  # "记者 某某 山东冠县报道": the place, set apart by a space (names are joined by 、)
-        names = [name for name in (re.sub("(?:报道|摄)$", "", part) for part in parts[::2])
+            del parts[-2:]  # "记者 某某 山东冠县报道", "北京电": the place, set apart by a space (names by 、)
+        names = [name for name in (re.sub("(?:报道|摄|电|讯)$", "", part) for part in parts[::2])
                  if 2 <= len(name) <= 4 and not _ZH_NOT_A_NAME_RE.search(name)]
         if names:
             found.setdefault(match.group(1), names)
@@ -515,7 +517,6 @@ def _short_text(element: html.HtmlElement) -> str | None:
 
 # --- title ----------------------------------------------------------------------------------------
 
-# "_" separates a title's parts ("新闻标题_频道_网站") but not inside an identifier ("ngx_http_rewrite_module").
 def clean_title(title: str, site_name: str | None = None, h1s: Iterable[str] = ()) -> str:
     """Return ``title`` without the site's name: an ``<h1>`` that is the title or one of its parts (not the
     site name) wins, else the part sharing most words with the first ``<h1>``, else the longest part
@@ -550,7 +551,7 @@ def choose_title(candidates: list[tuple[str, str]], h1s: list[str], site_name: s
     site = normal(site_name) if site_name else None
     for h1 in h1s if overlap else []:
         words = title_tokens(h1)
-        if not words or len(h1) > 300 or (site and normal(h1) == site):
+        if not words or len(h1) > MAX_CHARS or (site and normal(h1) == site):
             continue
         for candidate, _source in candidates:  # compared without the site's name: a logo <h1> is no headline
             if len(words & title_tokens(clean_title(candidate, site_name))) >= H1_TITLE_SHARE * len(words):
@@ -613,8 +614,9 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     the ``HEAD_LINES`` from the headline on); ``listed_date``: the feed's or sitemap's date of the
     URL; ``fetched_at``: the fetch time (ISO 8601), for relative dates; ``dates_by_htmldate``: run
     htmldate when no other source has a publish date (off for pages that are not articles);
-    ``headline``: the page is an article, whose ``<h1>`` may be its headline (off for other pages);
-    ``title_model``: the learned title chooser (``extraction.title``); without it ``choose_title``'s rule.
+    ``headline``: the page is an article, whose ``<h1>`` may be its headline (off for other pages; read by the
+    rule only); ``title_model``: the learned title chooser (``extraction.title``); without it, or when it is
+    not sure of any candidate, ``choose_title``'s rule.
     """
     found = Metadata()
     fetched = _fetch_time(fetched_at)
@@ -632,7 +634,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     tags = meta_tags(root)
     scan = _scan(root)
     h1_elements = list(root.iter("h1"))
-    h1s = [_heading(h1) for h1 in h1_elements[:3]]
+    h1s = [_heading(h1) for h1 in h1_elements[:H1S]]
 
     # 1. JSON-LD
     titles: list[tuple[str | None, str]] = [(_clean(article.get("headline") or article.get("name")), "json-ld")]
@@ -728,16 +730,17 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     title_element = root.find(".//title")
     page_title = _clean(title_element.text_content()) if title_element is not None else None
     titles.append((page_title, "meta"))
-    # An article's <h1> is its headline; other pages (lists, products, documentation) are named by their
-    # title candidates, whose <h1> is often a section or product name (measured on wcxb-dev).
-    if title_model is not None:
-        h2s = [_heading(h2) for h2 in itertools.islice(root.iter("h2"), 2)]
-        chosen = title_model.choose(title_candidates(h1s, h2s, page_title, _first(tags, "og:title"),
-                                                     _first(tags, "twitter:title"), titles[0][0], titles[1][0]),
-                                    len(h1_elements), found.site_name, url)
-        if chosen is not None:
-            put("title", chosen.text, chosen.source)
+    chosen = None
+    if title_model is not None:  # None when it has no candidate it is sure enough of
+        h2s = [_heading(h2) for h2 in itertools.islice(root.iter("h2"), H2S)]
+        candidates = title_candidates(h1s, h2s, page_title, _first(tags, "og:title", "dc.title", "title"),
+                                      _first(tags, "twitter:title"), titles[0][0], titles[1][0])
+        chosen = title_model.choose(candidates, len(h1_elements), found.site_name, url)
+    if chosen is not None:
+        put("title", chosen.text, chosen.source)
     else:
+        # The rule: an article's <h1> is its headline; other pages (lists, products, documentation) are named
+        # by their title candidates, whose <h1> is often a section or product name (measured on wcxb-dev).
         title, source = choose_title([(t, src) for t, src in titles if t], h1s, found.site_name, overlap=headline)
         put("title", title, source)
 

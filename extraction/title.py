@@ -9,10 +9,12 @@ from several places is one candidate with several sources); :func:`candidate_fea
 where it appears, its place among the ``<title>``'s parts, its length, how much it shares with the other
 candidates and with the URL's words, whether it is the site's name; the model
 (scikit-learn's HistGradientBoostingClassifier, exported to ONNX, ``models/training/train_title.py``)
-gives each candidate a probability of being the headline, and the likeliest wins.
+gives each candidate a probability of being the headline, and the likeliest that is not the site's
+name wins, when its probability reaches the model's ``min_probability`` (chosen in the training's
+cross-validation).
 
-Without the model (``TITLE_ENABLED`` off, or the ``metadata`` functions called without one) the
-rule of ``extraction.metadata.choose_title`` decides.
+With ``TITLE_ENABLED`` off, when the ``metadata`` functions are called without a model, or when the
+model is sure of no candidate, the rule of ``extraction.metadata.choose_title`` decides.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ FEATURE_VERSION = "1"
 H1S = 3  # <h1> elements read, in document order
 H2S = 2  # <h2> elements read
 MAX_CHARS = 300  # a longer text is no headline
-# Where a candidate's text appears; the record's metadata source of each (``extraction.metadata.SOURCES``).
+# Where a candidate's text appears ("og": og:title, else dc.title or <meta name=title>); the record's metadata
+# source of each (``extraction.metadata.SOURCES``).
 PLACES: tuple[str, ...] = ("h1_0", "h1_1", "h1_2", "title", "title_part", "og", "twitter", "jsonld", "microdata",
                            "h2_0", "h2_1")
 RECORD_SOURCE = {"h1": "h1", "h2": "h2", "title": "meta", "og": "meta", "twitter": "meta", "jsonld": "json-ld",
@@ -47,7 +50,8 @@ FEATURES: tuple[str, ...] = (
     "has_separator", "upper_share", "has_digit", "order", "url_share_of_words", "url_share_of_url",
 )
 
-# Between the parts of a <title>: "Headline | Section | Site", "Headline - Site", "Site_Headline".
+# Between the parts of a <title>: "Headline | Section | Site", "Headline - Site", "新闻标题_频道_网站"; "_" only
+# between words, not inside an identifier ("ngx_http_rewrite_module").
 SEPARATORS_RE = re.compile(r"\s+[|\-–—:·•»]\s+|\s*[|｜]\s*|\s*(?:(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))\s*|"
                            r"\s+::\s+|\s*－\s*|\s*—\s*")
 _SEPARATOR_CHARS_RE = re.compile(r"[|\-–—:·•»«｜]")
@@ -176,13 +180,29 @@ class TitleModel:
         probabilities = next(o for o in outputs if isinstance(o, np.ndarray) and o.dtype.kind == "f")
         return np.asarray(probabilities[:, 1], dtype=np.float32)
 
+    @property
+    def min_probability(self) -> float:
+        """The probability under which the model's pick is left to the rule (``meta.json``)."""
+        return float(self.meta.get("min_probability", 0.0))
+
     def choose(self, candidates: list[Candidate], h1_count: int, site_name: str | None,
                url: str | None) -> Candidate | None:
-        """Return the likeliest headline among ``candidates`` (None when there is none)."""
+        """Return the headline among ``candidates``: see :func:`pick`; None when there is no candidate or
+        the pick's probability is under ``min_probability``."""
         if not candidates:
             return None
         scores = self.probabilities(candidate_features(candidates, h1_count, site_name, url))
-        return candidates[int(np.argmax(scores))]
+        index = pick(candidates, scores, site_name)
+        return candidates[index] if scores[index] >= self.min_probability else None
+
+
+def pick(candidates: list[Candidate], scores: npt.NDArray[np.float32], site_name: str | None) -> int:
+    """Return the index of the likeliest candidate that is not the site's name (of any when all are)."""
+    site = normal(site_name) if site_name else None
+    allowed = np.asarray([normal(candidate.text) != site for candidate in candidates])
+    if not allowed.any():
+        allowed[:] = True
+    return int(np.argmax(np.where(allowed, scores, -1.0)))
 
 
 def shared_model(directory: str | Path | None = None) -> TitleModel:

@@ -118,6 +118,10 @@ def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
     assert text_authors("（张三 李四）在会上发言。\n第二段。") == []
     assert text_authors("第一段。（未完待续）") == []
     assert text_authors("正文。\n作者：展开全文") == []  # a button's label, not a name
+    assert text_authors("北京发布暴雨预警（组图）") == []  # a headline's note, not a signature
+    assert text_authors("第一段。\n正文结束。（资料图）") == []
+    assert text_authors("正文。\n新华社记者张三电") == ["张三"]
+    assert text_authors("正文。\n本报记者 张三 北京电") == ["张三"]
 
 
 def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:
@@ -143,6 +147,8 @@ def test_dates() -> None:
     assert parse_date("17.09.2004") == "2004-09-17"
     assert parse_date("12/25/2023, 10:30 pm") == "2023-12-25T22:30:00"
     assert parse_date("5/5/2005") == "2005-05-05"
+    assert parse_date("05/5/2005") == "2005-05-05"
+    assert parse_date("17/09.2004") is None  # one separator throughout
     assert parse_date("version 1.17.2004.5") is None
     # Alone or labelled only: a portal's header date and its headline list's times are not the page's date.
     assert parse_date("Originally Posted 1/16/2008 6:55:25 PM") == "2008-01-16T18:55:25"

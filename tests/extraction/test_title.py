@@ -18,6 +18,7 @@ from extraction.title import (
     Candidate,
     TitleModel,
     candidate_features,
+    pick,
     shared_model,
     title_candidates,
 )
@@ -49,12 +50,38 @@ def test_features_describe_each_candidate() -> None:
 
 
 def test_the_shipped_model_takes_the_headline_not_the_site_or_section() -> None:
+    model = shared_model()
     page = parse_html("<html><head><title>Council approves budget | Politics | City News</title>"
                       "<meta property='og:site_name' content='City News'></head><body>"
                       "<h1>Council approves budget</h1><h2>Most read</h2><p>The council approved it.</p></body></html>")
     found = page_metadata(page, "https://city.test/politics/council-approves-budget", dates_by_htmldate=False,
-                          title_model=shared_model())
+                          title_model=model)
     assert (found.title, found.sources["title"]) == ("Council approves budget", "h1")
+    # The site's name first in the <title>: never the site's name while another candidate is there.
+    page = parse_html("<html><head><title>City News | Council approves budget</title>"
+                      "<meta property='og:site_name' content='City News'></head><body><p>Text.</p></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False, title_model=model).title == "Council approves budget"
+
+
+def test_the_model_and_the_rule_differ_where_the_rule_keeps_a_section_title() -> None:
+    # A list page: the rule keeps the whole <title> (its <h1> is only read on articles); WCXB's gold for such
+    # pages is most often the <h1>, which the model takes.
+    page = parse_html("<html><head><title>Climbing Shoes: Rock Climbing, Bouldering &amp; Indoor | Gear Shop</title>"
+                      "</head><body><h1>Climbing Shoes</h1><ul><li><a href='/a'>Shoe A</a></li></ul></body></html>")
+    url = "https://shop.test/climbing-shoes"
+    rule = page_metadata(page, url, dates_by_htmldate=False, headline=False).title
+    model = page_metadata(page, url, dates_by_htmldate=False, headline=False, title_model=shared_model()).title
+    assert rule == "Climbing Shoes: Rock Climbing, Bouldering & Indoor" and model == "Climbing Shoes"
+
+
+def test_a_pick_the_model_is_not_sure_of_is_left_to_the_rule() -> None:
+    page = parse_html("<html><body><h2>Sign up</h2><p>Text.</p></body></html>")  # no <title>, no <h1>
+    found = page_metadata(page, None, dates_by_htmldate=False, title_model=shared_model())
+    assert found.title is None and "title" not in found.sources  # the rule has no candidate either
+    scores = np.array([0.9, 0.5, 0.2], dtype=np.float32)
+    candidates = [Candidate("City News"), Candidate("Budget"), Candidate("Other")]
+    assert pick(candidates, scores, "City News") == 1 and pick(candidates, scores, None) == 0
+    assert pick(candidates[:1], scores[:1], "City News") == 0  # only the site's name: that one
 
 
 def test_the_chooser_decides_and_without_one_the_rule_does() -> None:

@@ -38,3 +38,11 @@ def test_workers_get_the_warcinfo_as_plain_values() -> None:
     values = worker_settings(settings, {"settings": {"A": object()}, "robots": "obey"})
     assert values["ARCHIVE_DIR"] == "/tmp/x"
     assert values[WARCINFO]["robots"] == "obey" and isinstance(values[WARCINFO]["settings"]["A"], str)
+
+
+def test_workers_get_every_model_setting() -> None:
+    settings = Settings({"TITLE_ENABLED": False, "TITLE_MODEL_DIR": "/m/title", "PAGETYPE_MODEL_DIR": "/m/p",
+                         "BLOCKS_MODEL_DIR": "/m/b"}, priority="project")
+    values = worker_settings(settings)
+    assert (values["TITLE_ENABLED"], values["TITLE_MODEL_DIR"]) == (False, "/m/title")
+    assert (values["PAGETYPE_MODEL_DIR"], values["BLOCKS_MODEL_DIR"]) == ("/m/p", "/m/b")

@@ -393,9 +393,10 @@ _ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集�
                                r"完|续|篇|[网报社台站图]$")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\|)\s*", re.I)
 _AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|written by|author|authors|posted by|von|par)[:\s]+|"
-                              r"\s*[|·•]\s*.*$|\s+(?:on|at|updated|published)\s+.*$", re.I)
+                              r"\s*[|·•]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
+                              rf"\s+(?:{_MONTH})\.?\s+\d.*$", re.I)  # "Jane Doe March 2, 2024"
 _NOT_A_NAME_RE = re.compile(r"\d{2}|@|https?:|www\.|\b(?:staff|news|reporters?|editors?|team|admin|"
-                            r"contributors?|press|wire|desk|agency|correspondent)\b", re.I)
+                            r"contributors?|press|wire|desk|agency|correspondent|updated|published|posted)\b", re.I)
 
 
 def split_authors(text: str) -> list[str]:
@@ -511,7 +512,7 @@ def _short_text(element: html.HtmlElement) -> str | None:
         length += len(piece)
         if length > 4 * BYLINE_MAX_CHARS:
             return None
-    text = " ".join("".join(parts).split())
+    text = " ".join(" ".join(parts).split())
     return text if text and len(text) <= BYLINE_MAX_CHARS else None
 
 

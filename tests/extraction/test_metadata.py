@@ -92,6 +92,17 @@ def test_english_byline_in_the_text_and_meta_author_values() -> None:
     assert split_authors("Jane Doe, Staff Writer") == ["Jane Doe"]
     assert split_authors("By Jane Doe | Published March 5, 2024") == ["Jane Doe"]
     assert text_authors("Headline\nBy Jane Doe\nThe council approved the budget.") == ["Jane Doe"]
+    assert split_authors("Scott Matton March 2") == ["Scott Matton"]  # a date after the name
+    assert split_authors("Theresa May") == ["Theresa May"] and split_authors("April Ryan") == ["April Ryan"]
+    assert split_authors("Cazzy Magennis Last Updated:August 1") == ["Cazzy Magennis"]
+    assert split_authors("Updated March 11, 2026") == []
+
+
+def test_a_bylines_parts_are_read_apart() -> None:
+    # <span>s side by side are separate words: "Reyan Perumal" and "Published", not "Reyan PerumalPublished".
+    page = parse_html("<html><body><h1>Headline</h1><div class='byline'><span>By</span><a>Amy Roeder</a>"
+                      "<span>Published</span><time>March 5, 2024</time></div><p>Text.</p></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Amy Roeder"]
 
 
 def test_chinese_byline_and_dateline() -> None:

@@ -660,9 +660,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
         value = _itemprop_value(elements[0]) if elements else None
         put(name, parse_date(value, max_year) if name.startswith("date") else value, "microdata")
     if not found.authors:
-        names = [name for element in scan.itemprops.get("author", [])[:MAX_AUTHORS]
-                 for name in split_authors(_itemprop_value(element) or "")]
-        put("authors", names, "microdata")
+        put("authors", _first_item_authors(scan.itemprops.get("author", [])), "microdata")
 
     # 3. meta tags
     put("site_name", _first(tags, "og:site_name", "application-name", "twitter:site"), "meta")
@@ -755,6 +753,27 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if found.authors:
         found.authors = _unique(found.authors)[:MAX_AUTHORS]
     return found
+
+
+def _first_item_authors(elements: list[html.HtmlElement]) -> list[str]:
+    """Return the names of the ``author`` properties that belong to the item of the first one with a name
+    (microdata: a property is its nearest ``itemscope`` ancestor's): a forum thread's replies are items of
+    their own, each with its author, and the thread's author is the first post's."""
+    owner: html.HtmlElement | None = None
+    names: list[str] = []
+    for element in elements:
+        item = _item_of(element)
+        if names and item is not owner:
+            continue
+        found = split_authors(_itemprop_value(element) or "")
+        if found:
+            owner = item
+            names.extend(found)
+    return names[:MAX_AUTHORS]
+
+
+def _item_of(element: html.HtmlElement) -> html.HtmlElement | None:
+    return next((node for node in element.iterancestors() if node.get("itemscope") is not None), None)
 
 
 def _heading(element: html.HtmlElement) -> str:

@@ -98,6 +98,21 @@ def test_english_byline_in_the_text_and_meta_author_values() -> None:
     assert split_authors("Updated March 11, 2026") == []
 
 
+def test_microdata_authors_of_the_first_item_only() -> None:
+    # A forum thread: the replies are items of their own; the thread's author is the first post's.
+    replies = "".join(f"<div itemprop='comment' itemscope itemtype='https://schema.org/Comment'>"
+                      f"<span itemprop='author'>user{i}</span><p>Reply.</p></div>" for i in range(3))
+    page = parse_html("<html><body><div itemscope itemtype='https://schema.org/DiscussionForumPosting'><h1>Q</h1>"
+                      f"<span itemprop='author'>blumo</span><p>Question.</p>{replies}</div></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["blumo"]
+    # An article's authors are properties of one item, a Person item among them.
+    page = parse_html("<html><body><div itemscope itemtype='https://schema.org/NewsArticle'><h1>H</h1>"
+                      "<span itemprop='author'>Jane Doe</span> and <span itemprop='author' itemscope "
+                      "itemtype='https://schema.org/Person'><span itemprop='name'>John Roe</span></span></div>"
+                      "</body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Jane Doe", "John Roe"]
+
+
 def test_a_bylines_parts_are_read_apart() -> None:
     # <span>s side by side are separate words: "Reyan Perumal" and "Published", not "Reyan PerumalPublished".
     page = parse_html("<html><body><h1>Headline</h1><div class='byline'><span>By</span><a>Amy Roeder</a>"

@@ -388,9 +388,12 @@ _ZH_REPORTED_RE = re.compile(rf"[（(]\s*(?:记者\s*({_ZH_NAME}(?:[ \u3000、]+
 # A paper's closing signature of names alone, "（某某 某某）" after the last sentence of the text.
 _ZH_SIGNED_RE = re.compile(rf"(?:^|(?<=[。！？!?”\"]))\s*[（(]\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})"
                            r"\s*[）)]\s*$")
+# A byline without a label: "ggjjzhzz 发表于 2005-9-15" (a blog's or forum's user), "[ 黄宇 ] 来源：[ 国际金融报 ]".
+_ZH_POSTED_RE = re.compile(r"(?:^|(?<=\s))([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}")
+_ZH_BRACKETED_RE = re.compile(rf"[\[［【]\s*({_ZH_NAME})\s*[\]］】]\W{{0,3}}来源")
 _ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
                                r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
-                               r"完|续|篇|[网报社台站图]$")
+                               r"完|续|篇|本文|本站|[网报社台站图]$")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\|)\s*", re.I)
 _AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|written by|author|authors|posted by|von|par)[:\s]+|"
                               r"\s*[|·•]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
@@ -414,7 +417,8 @@ def split_authors(text: str) -> list[str]:
 def _zh_authors(text: str) -> list[str]:
     """Return the authors of a Chinese byline: the names after the most author-like label (作者 before
     记者 before 编辑), else the name of a closing "（记者 某某）" or "（某某 北京报道）", else the names alone
-    in parentheses that end the text ("（某某 某某）")."""
+    in parentheses that end the text ("（某某 某某）"), else an unlabelled byline ("[ 某某 ] 来源：", "网名 发表于
+    2005-9-15")."""
     found: dict[str, list[str]] = {}
     for match in _ZH_AUTHOR_RE.finditer(text):
         parts = re.split(r"([ \u3000、，,]+)", match.group(2))  # names and their separators
@@ -435,6 +439,11 @@ def _zh_authors(text: str) -> list[str]:
     signed = _ZH_SIGNED_RE.search(text.rstrip().rsplit("\n", 1)[-1])
     if signed:
         return [name for name in re.split(r"[ \u3000、]+", signed.group(1)) if not _ZH_NOT_A_NAME_RE.search(name)]
+    for pattern in (_ZH_BRACKETED_RE, _ZH_POSTED_RE):
+        unlabelled = pattern.search(text)
+        if unlabelled and not _ZH_NOT_A_NAME_RE.search(unlabelled.group(1)) \
+                and not _NOT_A_NAME_RE.search(unlabelled.group(1)):
+            return [unlabelled.group(1)]
     return []
 
 

@@ -148,6 +148,10 @@ def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
     assert text_authors("第一段。\n正文结束。（资料图）") == []
     assert text_authors("正文。\n新华社记者张三电") == ["张三"]
     assert text_authors("正文。\n本报记者 张三 北京电") == ["张三"]
+    # Unlabelled bylines: a bracketed name before 来源, a user before 发表于 (not "本文 发表于").
+    assert text_authors("BUSINESS.SOHU.COM 2004年7月16日08:19 [ 黄宇 ]\ue5c2 来源：[ 国际金融报 ]") == ["黄宇"]
+    assert text_authors("陈天华《警世钟》 ggjjzhzz 发表于 2005-9-15 11:46:00") == ["ggjjzhzz"]
+    assert text_authors("本文 发表于 2005年9月15日") == [] and text_authors("【新华社】来源：新华网") == []
 
 
 def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:

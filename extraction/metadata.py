@@ -647,7 +647,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     h1s = [_heading(h1) for h1 in h1_elements[:H1S]]
 
     # 1. JSON-LD
-    titles: list[tuple[str | None, str]] = [(_clean(article.get("headline") or article.get("name")), "json-ld")]
+    jsonld_headline = _clean(article.get("headline") or article.get("name"))
+    titles: list[tuple[str | None, str]] = [(jsonld_headline, "json-ld")]
     put("authors", _person_names(article.get("author") or article.get("creator")), "json-ld")
     put("date_published", parse_date(_clean(article.get("datePublished") or article.get("dateCreated")),
                                      max_year), "json-ld")
@@ -662,7 +663,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
 
     # 2. microdata
     headlines = scan.itemprops.get("headline", [])
-    titles.append((_itemprop_value(headlines[0]) if headlines else None, "microdata"))
+    microdata_headline = _itemprop_value(headlines[0]) if headlines else None
+    titles.append((microdata_headline, "microdata"))
     for name, prop in (("date_published", "datePublished"), ("date_modified", "dateModified"),
                        ("description", "description")):
         elements = scan.itemprops.get(prop, []) if not getattr(found, name) else []
@@ -724,8 +726,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 break
     if not found.date_published or not found.date_modified:
         # Labelled head lines ("发布时间", "Posted", "来源") first: a date inside a sentence may be any date.
-        labelled = [line for line in head if _DATELINE_WORDS.search(line)]
-        for line in [*scan.datelines, *labelled, *(line for line in head if not _DATELINE_WORDS.search(line))]:
+        for line in [*scan.datelines, *sorted(head, key=lambda line: not _DATELINE_WORDS.search(line))]:
             value = parse_date(line, max_year) or relative_date(line, fetched)
             if not value:
                 continue
@@ -742,7 +743,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if title_model is not None:  # None when it has no candidate it is sure enough of
         h2s = [_heading(h2) for h2 in itertools.islice(root.iter("h2"), H2S)]
         candidates = title_candidates(h1s, h2s, page_title, _first(tags, "og:title", "dc.title", "title"),
-                                      _first(tags, "twitter:title"), titles[0][0], titles[1][0])
+                                      _first(tags, "twitter:title"), jsonld_headline, microdata_headline)
         chosen = title_model.choose(candidates, len(h1_elements), found.site_name, url)
     if chosen is not None:
         put("title", chosen.text, chosen.source)

@@ -77,6 +77,10 @@ class Candidate:
     places: set[str] = field(default_factory=set)
     part_index: int = 0  # 1-based place among the <title>'s parts (0: not a part)
     parts: int = 0  # the <title>'s parts
+    key: str = field(init=False)  # the text as titles are compared (:func:`normal`)
+
+    def __post_init__(self) -> None:
+        self.key = normal(self.text)
 
     @property
     def source(self) -> str:
@@ -91,11 +95,10 @@ def title_candidates(h1s: list[str], h2s: list[str], page_title: str | None, og:
     found: dict[str, Candidate] = {}
 
     def add(text: str | None, place: str, part_index: int = 0, parts: int = 0) -> None:
-        text = " ".join((text or "").split())
-        key = normal(text)
-        if not key or len(text) > MAX_CHARS:
+        candidate = Candidate(" ".join((text or "").split()))
+        if not candidate.key or len(candidate.text) > MAX_CHARS:
             return
-        candidate = found.setdefault(key, Candidate(text))
+        candidate = found.setdefault(candidate.key, candidate)
         candidate.places.add(place)
         if part_index:
             candidate.part_index, candidate.parts = part_index, parts
@@ -120,7 +123,7 @@ def title_candidates(h1s: list[str], h2s: list[str], page_title: str | None, og:
 def candidate_features(candidates: list[Candidate], h1_count: int, site_name: str | None,
                        url: str | None) -> npt.NDArray[np.float32]:
     """Return the ``FEATURES`` of each candidate, float32 [N, len(FEATURES)]."""
-    keys = [normal(candidate.text) for candidate in candidates]
+    keys = [candidate.key for candidate in candidates]
     words_of = [tokens(key) for key in keys]
     site = normal(site_name) if site_name else None
     url_words = set(_URL_WORD_RE.findall(urlsplit(url).path.lower())) if url else set()
@@ -199,7 +202,7 @@ class TitleModel:
 def pick(candidates: list[Candidate], scores: npt.NDArray[np.float32], site_name: str | None) -> int:
     """Return the index of the likeliest candidate that is not the site's name (of any when all are)."""
     site = normal(site_name) if site_name else None
-    allowed = np.asarray([normal(candidate.text) != site for candidate in candidates])
+    allowed = np.asarray([candidate.key != site for candidate in candidates])
     if not allowed.any():
         allowed[:] = True
     return int(np.argmax(np.where(allowed, scores, -1.0)))

@@ -99,7 +99,7 @@ def page_rows(body: bytes, url: str | None, title: str | None, content_type: str
         return None
     candidates, h1_count, site_name, url = recorder.asked
     return PageRows(candidates, site_name, candidate_features(candidates, h1_count, site_name, url),
-                    np.asarray([normal(c.text) == gold for c in candidates], dtype=bool), normal(rule or "") == gold)
+                    np.asarray([c.key == gold for c in candidates], dtype=bool), normal(rule or "") == gold)
 
 
 def scores(picks: list[tuple[float, bool, bool]], min_probability: float) -> int:

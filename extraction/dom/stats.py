@@ -75,14 +75,18 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
     making one.
     """
     s = DomStats()
+    # The walk runs once per page on every element: the lists' methods are bound once, the text
+    # lengths computed inline (a third of the time of this function, measured).
+    elements, parents, children, depths, paths = s.elements, s.parent, s.children, s.depth, s.path
+    classes, in_links, index = s.cls, s.in_link, s.index
+    cn, lcn, tn, ltn = s.cn, s.lcn, s.tn, s.ltn
+    text_nodes, own_len, own_nodes = s.text_nodes, s.own_text_len, s.own_text_nodes
     path_ids: dict[tuple[int, str], int] = {}
     stack: list[int] = []  # indices of the open elements
     pending: list[str] = []  # per open element: the text node being read (text or tails between children)
-    walker = etree.iterwalk(top, events=("start", "end"))
+    walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
     skipped = None
     for event, node in walker:
-        if not isinstance(node.tag, str):
-            continue  # iterwalk reports comments only as the top; their tails are read below
         if event == "start":
             if skip and node in skip and node is not top:
                 walker.skip_subtree()
@@ -90,57 +94,73 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
                 if node.tail:
                     pending[-1] += node.tail  # the tail joins the text before the skipped element
                 continue
-            parent = stack[-1] if stack else -1
-            if parent >= 0:
-                _add_own_text(s, parent, pending[-1])  # the text node before this child ends here
+            if stack:
+                parent = stack[-1]
+                text = pending[-1]  # the text node before this child ends here
+                if text and not text.isspace():
+                    length = len(" ".join(text.split()))
+                    own_len[parent] += length
+                    own_nodes[parent] += 1
+                    cn[parent] += length
+                    text_nodes[parent] += 1
+                    if in_links[parent]:
+                        lcn[parent] += length
                 pending[-1] = ""
-            i = len(s.elements)
+                path_parent = paths[parent]
+                depth = depths[parent] + 1
+                parent_in_link = in_links[parent]
+            else:
+                parent = path_parent = -1
+                depth = 1
+                parent_in_link = False
+            i = len(elements)
             tag = node.tag.lower()
-            key = (s.path[parent] if parent >= 0 else -1, tag)
-            if key not in path_ids:
-                path_ids[key] = len(s.path_tag)
-                s.path_parent.append(key[0])
+            key = (path_parent, tag)
+            path = path_ids.get(key)
+            if path is None:
+                path = path_ids[key] = len(s.path_tag)
+                s.path_parent.append(path_parent)
                 s.path_tag.append(tag)
             is_link = tag == LINK_TAG
-            s.elements.append(node)
-            s.index[node] = i
-            s.parent.append(parent)
-            s.children.append([])
-            s.depth.append(s.depth[parent] + 1 if parent >= 0 else 1)
-            s.path.append(path_ids[key])
-            s.cls.append(" ".join((node.get("class") or "").split()))
-            s.in_link.append(is_link or (parent >= 0 and s.in_link[parent]))
-            s.cn.append(0)
-            s.lcn.append(0)
-            s.text_nodes.append(0)
-            s.own_text_len.append(0)
-            s.own_text_nodes.append(0)
-            s.tn.append(1)  # the block contains its own root tag
-            s.ltn.append(1 if is_link else 0)
+            elements.append(node)
+            index[node] = i
+            parents.append(parent)
+            children.append([])
+            depths.append(depth)
+            paths.append(path)
+            cls = node.get("class")
+            classes.append(" ".join(cls.split()) if cls else "")
+            in_links.append(is_link or parent_in_link)
+            cn.append(0)
+            lcn.append(0)
+            text_nodes.append(0)
+            own_len.append(0)
+            own_nodes.append(0)
+            tn.append(1)  # the block contains its own root tag
+            ltn.append(1 if is_link else 0)
             if parent >= 0:
-                s.children[parent].append(i)
+                children[parent].append(i)
             stack.append(i)
             pending.append(node.text or "")
-            for child in node:
-                if not isinstance(child.tag, str):
-                    # A comment or PI is not walked: its tail is direct text of this element.
-                    _add_own_text(s, i, child.tail)
-        else:
+        elif event == "end":
             if node is skipped:
                 skipped = None
                 continue
             i = stack.pop()
             _add_own_text(s, i, pending.pop())
-            parent = stack[-1] if stack else -1
-            if parent >= 0:
+            if stack:
                 # Post-order: the subtree of i is complete, fold it into the parent.
-                s.cn[parent] += s.cn[i]
-                s.lcn[parent] += s.lcn[i]
-                s.tn[parent] += s.tn[i]
-                s.ltn[parent] += s.ltn[i]
-                s.text_nodes[parent] += s.text_nodes[i]
+                parent = stack[-1]
+                cn[parent] += cn[i]
+                lcn[parent] += lcn[i]
+                tn[parent] += tn[i]
+                ltn[parent] += ltn[i]
+                text_nodes[parent] += text_nodes[i]
                 if node is not top and node.tail:
                     pending[-1] = node.tail
+        elif stack and node is not top:
+            # A comment or PI is not an element: its tail is direct text of the open element.
+            _add_own_text(s, stack[-1], node.tail)
     return s
 
 

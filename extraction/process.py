@@ -276,7 +276,8 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
         blocks = None  # the tree changed: the text step segments it again
     dom = typed.dom_probabilities if typed is not None else None
     _text(page, root, context, record, routed, blocks,
-          None if dom is None else [float(dom.get(name, 0.0)) for name in ("article", "list", "other")])
+          None if dom is None else [float(dom.get(name, 0.0)) for name in ("article", "list", "other")],
+          typed.page_type if typed is not None and typed.source != "dom" else None)
     _repair(record, count)
     if not record.authors and record.text and "metadata_failed" not in record.flags:
         record.authors = text_authors(record.text)
@@ -402,7 +403,10 @@ def _templates(page: Page, root: html.HtmlElement, context: Context, record: Rec
 
 
 def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, routed: bool,
-          blocks: list[Block] | None, page_probabilities: list[float] | None = None) -> None:
+          blocks: list[Block] | None, page_probabilities: list[float] | None = None,
+          page_type: str | None = None) -> None:
+    """The text step; ``page_type``: the page's type when more than its DOM probabilities decided it (the
+    site evidence, the screenshot), which then chooses the block model's threshold in their place."""
     method, count = context.method, context.count
     step = "blocks" if method == PIPELINE else "method"
     try:
@@ -410,7 +414,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
             listed = extract_tree(root, LIST_METHOD, page.url)
             record.text, record.extraction_method = listed.text, LIST_METHOD
         elif method == PIPELINE and context.block_models is not None:
-            decision = classify(root, context.block_models, blocks, page_probabilities=page_probabilities)
+            decision = classify(root, context.block_models, blocks, page_probabilities=page_probabilities,
+                                page_type=page_type)
             record.text, record.extraction_method = decision.text, decision.model
             record.block_stats = decision.stats()
             count("blocks/kept", record.block_stats["blocks_kept"])

@@ -2,10 +2,11 @@
 
 Every block of the page (``extraction.dom.blocks``) gets its features (``extraction.blockclf.features``,
 the same code that made the training data) and the block model's calibrated probability of
-being content; blocks at or over the threshold in ``meta.json`` are kept. Inside each kept block
-the paragraph model trims noise at the head and the tail (paper 003: in-block noise "usually sits
-at the head or the tail of the content block and does not appear among the content
-paragraphs"): leading and trailing paragraphs under the threshold are dropped, middle ones stay.
+being content; blocks at or over the threshold in ``meta.json`` are kept (the stacked model has one per
+page type, the type its page-type input decides). Inside each kept block the paragraph model trims
+noise at the head and the tail (paper 003: in-block noise "usually sits at the head or the tail of
+the content block and does not appear among the content paragraphs"): leading and trailing
+paragraphs under the threshold are dropped, middle ones stay.
 When no block reaches the threshold, the most probable block is kept (an empty text is never the
 better answer for a page that has text; the decision is counted as ``fallback``).
 
@@ -45,6 +46,7 @@ from extraction.dom.blocks import Block, blocks_text, page_blocks
 from extraction.dom.html import page_title
 from extraction.methods import Extraction, register
 from extraction.onnx import META_FILE, ModelError, meta_version, read_meta, session, shared
+from extraction.pagetype.models import CLASSES, decide
 from extraction.paths import MODELS_DIR
 
 NAME = "svm"
@@ -82,9 +84,27 @@ class _Model:
 @dataclass(frozen=True)
 class _StackModel(_Model):
     """The default block model: gradient-boosted trees over blocks in context (``extraction.blockclf.context``),
-    run like the SVMs (``_Model.content_probability``)."""
+    run like the SVMs (``_Model.content_probability``).
+
+    ``type_thresholds``: a threshold per page type (article, list, other) that its model's input decides,
+    the page-type model's probabilities with ``type_margin`` as ``extraction.pagetype.models.decide``
+    reads them (``meta.json`` "thresholds"; each chosen by the training's grouped CV on the pages of that
+    type); ``threshold`` stays for pages without page-type probabilities and for models without them."""
 
     version: str = ""
+    type_thresholds: tuple[float, float, float] | None = None
+    type_margin: float = 0.0
+
+    def threshold_for(self, page_probabilities: Sequence[float] | None, page_type: str | None = None) -> float:
+        """Return the threshold of a page with these page-type probabilities (article, list, other), or of
+        ``page_type`` when the caller decided it otherwise (the crawl's site evidence)."""
+        if self.type_thresholds is None:
+            return self.threshold
+        if page_type in CLASSES:
+            return self.type_thresholds[CLASSES.index(page_type)]
+        if page_probabilities is None:
+            return self.threshold
+        return self.type_thresholds[decide(page_probabilities, self.type_margin)]
 
 
 @dataclass(frozen=True)
@@ -137,7 +157,10 @@ def _stack_model(folder: Path) -> _StackModel:
         raise ModelError(f"{where}: the stacked block model's features (version {meta.get('context_version')!r}) "
                          f"differ from this code's ({CONTEXT_VERSION}): retrain with `{STACK_TRAIN_COMMAND}`")
     loaded = session(folder / meta.get("file", "model.onnx"))
-    return _StackModel(loaded, loaded.get_inputs()[0].name, float(meta.get("threshold", 0.5)), meta_version(folder))
+    by_type = meta.get("thresholds")
+    thresholds = None if not by_type else (float(by_type["article"]), float(by_type["list"]), float(by_type["other"]))
+    return _StackModel(loaded, loaded.get_inputs()[0].name, float(meta.get("threshold", 0.5)), meta_version(folder),
+                       thresholds, float(meta.get("type_margin", 0.0)))
 
 
 def shared_models(directory: str | Path | None = None) -> BlockModels:
@@ -300,14 +323,15 @@ def scored_blocks(blocks: Sequence[Block], limit: int = MAX_BLOCKS) -> npt.NDArr
 def classify(root: html.HtmlElement, models: BlockModels | None = None,
              blocks: list[Block] | None = None, trim: bool = True,
              page_probabilities: Sequence[float] | None = None, stack: bool = True,
-             drop_comments: bool = True, siblings: bool = True) -> BlockDecision:
+             drop_comments: bool = True, siblings: bool = True, page_type: str | None = None) -> BlockDecision:
     """Classify the blocks of a parsed page (not modified) and trim their paragraphs.
 
     ``blocks``: ``page_blocks(root)`` when the caller already has them; ``trim`` False skips the
     paragraph model (every paragraph of a kept block stays). At most ``MAX_BLOCKS`` blocks are
     scored (``scored_blocks``); the others are not kept. The stacked model decides when the models
     have one and ``stack`` is on (the ``svm`` method turns it off); ``page_probabilities`` are the
-    page-type model's (article, list, other) it reads.
+    page-type model's (article, list, other) it reads; they decide the page's type, and with it the
+    stacked model's threshold, unless ``page_type`` says otherwise (the crawl's site evidence).
     """
     models = models or shared_models()
     blocks = page_blocks(root) if blocks is None else blocks
@@ -315,8 +339,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     rows = scored.tolist()
     own = block_features(blocks, root) if len(scored) == len(blocks) else block_features(blocks, root, rows)
     decider: _Model | _StackModel = models.blocks
+    threshold = models.blocks.threshold
     if stack and models.stack is not None:
         decider = models.stack
+        threshold = models.stack.threshold_for(page_probabilities, page_type)
         scores = models.stack.content_probability(context_features(blocks, own, page_probabilities, rows))
     else:
         scores = models.blocks.content_probability(own)
@@ -324,7 +350,7 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     probabilities[scored] = scores
     kept = [False] * len(blocks)
     for i in rows:
-        kept[i] = bool(probabilities[i] >= decider.threshold)
+        kept[i] = bool(probabilities[i] >= threshold)
     decision = BlockDecision(blocks, probabilities, kept, capped=len(blocks) - len(scored),
                              model=STACK_NAME if decider is models.stack else NAME)
     if siblings and decider is models.stack:

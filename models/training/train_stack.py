@@ -13,9 +13,11 @@ with skl2onnx and run with onnxruntime.
 Grouped 5-fold CV by site (``evaluation.folds.site_of``) picks the number of trees (early stopping
 inside each fold's training part) and the threshold with the best characters-weighted F1 of the
 content class over all held-out folds' blocks (chosen over the mean of per-page F1, which picked 0.225 and lost
-0.003-0.012 on four of the six held-out sets of ``scrapy evaluate``); ``meta.json``
-records both, the CV scores, the feature names and version, and the data hash. Feature rows are
-cached under ``~/.cache/newscorpus`` (npz).
+0.003-0.012 on four of the six held-out sets of ``scrapy evaluate``), and by the same criterion one
+threshold per page type, the type the rows' page-type columns decide (``row_types``): list pages keep
+more of their text than articles (``meta.json`` "thresholds", read by ``_StackModel.threshold_for``; the
+global one stays for untyped pages); ``meta.json`` records all of them, the CV scores, the feature
+names and version, and the data hash. Feature rows are cached under ``~/.cache/newscorpus`` (npz).
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from extraction.blockclf.features import block_features
 from extraction.dom.blocks import page_blocks
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
-from extraction.pagetype.models import CLASSES
+from extraction.pagetype.models import CLASSES, decide_all
 from extraction.pagetype.models import shared_models as page_type_models
 from extraction.paths import MODELS_DIR
 from models.training.block_data import cache_dir
@@ -55,6 +57,7 @@ SEED = 0
 PARAMS: dict[str, Any] = {"learning_rate": 0.08, "max_leaf_nodes": 48, "min_samples_leaf": 40, "l2_regularization": 1.0,
                           "max_iter": 600, "early_stopping": True, "validation_fraction": 0.1, "n_iter_no_change": 30}
 THRESHOLDS = np.round(np.arange(0.2, 0.71, 0.025), 3)
+MIN_TYPE_PAGES = 50  # a page type with fewer training pages keeps the global threshold
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -131,9 +134,34 @@ def cross_validate(rows: Rows, params: dict[str, Any]) -> dict[str, Any]:
                     weighted_f1(rows.y[test], probabilities[test] >= 0.5, rows.chars[test]))
     scores = {float(t): weighted_f1(rows.y, probabilities >= t, rows.chars) for t in THRESHOLDS}
     best = max(scores, key=scores.__getitem__)
+    by_type = type_thresholds(rows, probabilities, best)
+    chosen = np.asarray([by_type[name]["threshold"] for name in CLASSES])[row_types(rows.x)]
     return {"thresholds": scores, "threshold": best, "weighted_f1": scores[best], "iterations": iterations,
             "page_mean_f1": page_mean_f1(rows, probabilities >= best),
-            "block_f1": weighted_f1(rows.y, probabilities >= best, np.ones_like(rows.chars))}
+            "block_f1": weighted_f1(rows.y, probabilities >= best, np.ones_like(rows.chars)),
+            "by_type": by_type, "by_type_weighted_f1": weighted_f1(rows.y, probabilities >= chosen, rows.chars),
+            "by_type_page_mean_f1": page_mean_f1(rows, probabilities >= chosen)}
+
+
+def row_types(x: FloatArray) -> npt.NDArray[np.int64]:
+    """Return each row's page type as an index of ``CLASSES``: what the page-type probabilities among its
+    columns decide with the shipped page-type model's margin (``_StackModel.threshold_for`` decides the same)."""
+    columns = [FEATURES.index(f"p_{name}") for name in CLASSES]
+    return decide_all(x[:, columns].astype(np.float64), page_type_models().other_margin).astype(np.int64)
+
+
+def type_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64], fallback: float) -> dict[str, Any]:
+    """Return per page type the CV scores per threshold on its pages' blocks and the best threshold by the
+    same criterion as the global one (``fallback`` for a type with under ``MIN_TYPE_PAGES`` pages)."""
+    types = row_types(rows.x)
+    found: dict[str, Any] = {}
+    for index, name in enumerate(CLASSES):
+        mask = types == index
+        pages = len(np.unique(rows.page[mask]))
+        scores = {float(t): weighted_f1(rows.y[mask], probabilities[mask] >= t, rows.chars[mask]) for t in THRESHOLDS}
+        best = max(scores, key=scores.__getitem__) if pages >= MIN_TYPE_PAGES else fallback
+        found[name] = {"pages": pages, "thresholds": scores, "threshold": best, "weighted_f1": scores.get(best)}
+    return found
 
 
 def page_mean_f1(rows: Rows, predicted: npt.NDArray[np.bool_]) -> float:
@@ -193,11 +221,16 @@ def main(argv: list[str] | None = None) -> int:
     cv = cross_validate(rows, PARAMS)
     logger.info("CV: threshold %.3f, page mean F1 %.4f, weighted F1 %.4f, block F1 %.4f, trees %s", cv["threshold"],
                 cv["page_mean_f1"], cv["weighted_f1"], cv["block_f1"], cv["iterations"])
+    logger.info("CV by page type: thresholds %s, page mean F1 %.4f, weighted F1 %.4f",
+                {name: cv["by_type"][name]["threshold"] for name in CLASSES}, cv["by_type_page_mean_f1"],
+                cv["by_type_weighted_f1"])
     final = {**PARAMS, "early_stopping": False, "max_iter": int(np.median(cv["iterations"]))}
     model = HistGradientBoostingClassifier(random_state=SEED, **final)
     model.fit(rows.x, rows.y.astype(np.int64))  # int labels: skl2onnx refuses boolean class labels
     meta = {"version": 1, "model": "HistGradientBoostingClassifier", "params": final, "features": list(FEATURES),
-            "context_version": CONTEXT_VERSION, "threshold": cv["threshold"], "cv": cv,
+            "context_version": CONTEXT_VERSION, "threshold": cv["threshold"],
+            "thresholds": {name: cv["by_type"][name]["threshold"] for name in CLASSES},
+            "type_margin": page_type_models().other_margin, "cv": cv,
             "pages": len(pages), "blocks": len(rows.y), "data_hash": data_hash(pages),
             "train_command": "make train-stack", "file": "model.onnx"}
     export(model, Path(args.out), meta, rows.x[np.random.default_rng(SEED).choice(len(rows.x), PARITY_ROWS)])

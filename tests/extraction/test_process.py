@@ -117,6 +117,24 @@ def test_the_stacked_models_version_joins_the_blocks_version(tmp_path: Any) -> N
     assert Context.pipeline_versions({"BLOCKS_MODEL_DIR": str(folder)})["blocks"] == with_stack.split("+")[0]
 
 
+def test_the_site_evidences_type_chooses_the_block_models_threshold() -> None:
+    from dataclasses import replace
+
+    from extraction.pagetype.site import SiteHint
+
+    models = shared_block_models()
+    assert models.stack is not None
+    # No block reaches the list threshold: a page the site types list keeps only its most likely block.
+    strict = replace(models, stack=replace(models.stack, type_thresholds=(models.stack.threshold, 1.01, 1.01)))
+    article = _demo_page("article")
+    context, counts = _context(block_models=strict)
+    assert process(Page(article.body_bytes, DEMO + article.path), context).page_type == "article"
+    assert not counts["blocks/fallback"]
+    hinted = Page(article.body_bytes, DEMO + article.path, site_hint=SiteHint("list", 0.95, 12.0, "D4/S.html"))
+    record = process(hinted, context)
+    assert record.page_type == "list" and record.page_type_source == "site" and counts["blocks/fallback"] == 1
+
+
 def test_link_heavy_page_without_long_paragraph_is_a_list() -> None:
     assert page_type_rule(parse_html(f"<html><body><ul>{LINKS}</ul><p>Short intro.</p></body></html>")) == "list"
 

@@ -9,7 +9,16 @@ import numpy as np
 import onnxruntime as ort
 
 from extraction.blockclf.context import FEATURES
-from models.training.train_stack import Rows, export, page_mean_f1, weighted_f1
+from extraction.pagetype.models import shared_models as page_type_models
+from models.training.train_stack import (
+    MIN_TYPE_PAGES,
+    Rows,
+    export,
+    page_mean_f1,
+    row_types,
+    type_thresholds,
+    weighted_f1,
+)
 
 
 def test_export_agrees_with_scikit_learn(tmp_path: Path) -> None:
@@ -36,3 +45,33 @@ def test_f1_helpers_weight_by_characters_and_average_pages() -> None:
     rows = Rows(np.zeros((5, 1), np.float32), y, chars, np.array([0, 0, 0, 1, 1]), np.array(["a", "b"]),
                 np.array(["p0", "p1"]))
     assert page_mean_f1(rows, predicted) == (2 * 10 / (2 * 10 + 10 + 30) + 1.0) / 2
+
+
+def _typed_rows(types: list[int], y: list[bool]) -> Rows:
+    """One block per page; the page-type columns say article (0), list (1) or other (2) for each."""
+    x = np.zeros((len(types), len(FEATURES)), np.float32)
+    for row, kind in enumerate(types):
+        x[row, FEATURES.index(("p_article", "p_list", "p_other")[kind])] = 0.9
+    pages = np.arange(len(types))
+    return Rows(x, np.asarray(y), np.ones(len(types), np.float32), pages, pages.astype(str), pages.astype(str))
+
+
+def test_row_types_decide_like_the_page_type_model() -> None:
+    rows = _typed_rows([0, 1, 2], [True, True, True])
+    assert row_types(rows.x).tolist() == [0, 1, 2]
+    close = rows.x[2:3].copy()
+    close[0, FEATURES.index("p_article")] = 0.9 - page_type_models().other_margin / 2
+    assert row_types(close).tolist() == [0]  # "other" must beat article and list by the model's margin
+
+
+def test_type_thresholds_pick_each_types_best_and_fall_back_for_rare_types() -> None:
+    n = MIN_TYPE_PAGES
+    # Articles: content scored 0.6, noise 0.4 (best threshold above 0.4); lists: content scored 0.25 (best
+    # at or under 0.25); "other": too few pages, the fallback.
+    types = [0] * (2 * n) + [1] * (2 * n) + [2] * 3
+    y = [True, False] * n + [True, False] * n + [True, False, True]
+    probabilities = np.asarray([0.6, 0.4] * n + [0.25, 0.1] * n + [0.5, 0.5, 0.5])
+    found = type_thresholds(_typed_rows(types, y), probabilities, fallback=0.35)
+    assert 0.4 < found["article"]["threshold"] <= 0.6 and found["article"]["weighted_f1"] == 1.0
+    assert 0.1 < found["list"]["threshold"] <= 0.25 and found["list"]["weighted_f1"] == 1.0
+    assert found["other"]["threshold"] == 0.35 and found["other"]["pages"] == 3

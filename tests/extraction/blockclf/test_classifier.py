@@ -9,6 +9,7 @@ import shutil
 import subprocess
 import sys
 import textwrap
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -342,6 +343,8 @@ def test_shipped_stack_meta_matches_context_features() -> None:
     assert tuple(meta["features"]) == FEATURES and meta["context_version"] == CONTEXT_VERSION, \
         "retrain with `make train-stack`"
     assert 0.0 < meta["threshold"] < 1.0 and meta["onnx_parity"] < PARITY_TOLERANCE
+    assert set(meta["thresholds"]) == {"article", "list", "other"}
+    assert all(0.0 < value < 1.0 for value in meta["thresholds"].values())
     assert meta["pages"] > 1000 and len(meta["data_hash"]) == 64
     assert (STACK_META.parent / meta["file"]).is_file()
 
@@ -354,6 +357,29 @@ def test_the_stack_decides_when_shipped_and_the_svm_method_keeps_the_svm() -> No
     assert "Officials said the plan would add forty teachers" in stacked.text
     assert "About us" not in stacked.text and "Politics" not in stacked.text
     assert classify(root, stack=False).model == "svm"
+
+
+def test_the_stack_keeps_blocks_by_the_threshold_of_the_page_type_its_input_decides() -> None:
+    models = classifier.shared_models()
+    assert models.stack is not None
+    stack = replace(models.stack, type_thresholds=(0.3, 0.2, 0.4), type_margin=0.25)
+    assert stack.threshold_for([0.9, 0.05, 0.05]) == 0.3
+    assert stack.threshold_for([0.2, 0.7, 0.1]) == 0.2
+    assert stack.threshold_for([0.1, 0.1, 0.8]) == 0.4
+    assert stack.threshold_for([0.3, 0.2, 0.5]) == 0.3  # "other" must beat both by the margin
+    assert stack.threshold_for(None) == stack.threshold  # an untyped page
+    assert replace(stack, type_thresholds=None).threshold_for([0.2, 0.7, 0.1]) == stack.threshold
+    # A type decided otherwise (the crawl's site evidence) chooses in the probabilities' place.
+    assert stack.threshold_for([0.9, 0.05, 0.05], "list") == 0.2
+    assert stack.threshold_for(None, "other") == 0.4
+    assert stack.threshold_for(None, "unknown") == stack.threshold
+    # In classify: a threshold no block reaches keeps only the fallback block; the list threshold applies
+    # to the page typed list alone.
+    root = parse_html(_hand_made_page())
+    strict = replace(models, stack=replace(stack, type_thresholds=(0.3, 1.01, 0.4)))
+    assert classify(root, strict, page_probabilities=[0.2, 0.7, 0.1]).fallback
+    assert not classify(root, strict, page_probabilities=[0.9, 0.05, 0.05]).fallback
+    assert classify(root, strict, page_probabilities=[0.9, 0.05, 0.05], page_type="list").fallback
 
 
 def test_comment_thread_after_an_article_is_dropped() -> None:

@@ -147,7 +147,15 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
                 skipped = None
                 continue
             i = stack.pop()
-            _add_own_text(s, i, pending.pop())
+            text = pending.pop()
+            if text and not text.isspace():
+                length = len(" ".join(text.split()))
+                own_len[i] += length
+                own_nodes[i] += 1
+                cn[i] += length
+                text_nodes[i] += 1
+                if in_links[i]:
+                    lcn[i] += length
             if stack:
                 # Post-order: the subtree of i is complete, fold it into the parent.
                 parent = stack[-1]

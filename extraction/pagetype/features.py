@@ -353,7 +353,7 @@ def _structure_features(root: html.HtmlElement) -> list[float]:
                 articles += 1
             elif tag == "time":
                 times += 1
-            piece = _length(node.text)  # the element's own text, counted below like a tail
+            text = node.text  # the element's own text, counted below like a tail
         elif event == "end":
             if skipped:
                 skipped = False
@@ -386,10 +386,11 @@ def _structure_features(root: html.HtmlElement) -> list[float]:
                         group[1] += frame.chars
             if node is top:
                 break
-            piece = _length(node.tail)  # after an element's end, its tail is the parent's text
+            text = node.tail  # after an element's end, its tail is the parent's text
         else:  # a comment or a processing instruction: only its tail is text
-            piece = _length(node.tail)
-        if piece and frames:
+            text = node.tail
+        if text and frames and not text.isspace():
+            piece = len(" ".join(text.split()))  # _length, inline: it runs on every element twice
             frames[-1].chars += piece
             total += piece
             if in_link:

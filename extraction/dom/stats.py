@@ -1,9 +1,10 @@
 """Per-element DOM statistics shared by CETD-TPC (paper 001) and I-AWCE (paper 000).
 
 One iterative walk (``etree.iterwalk``: "start" assigns an element its index, depth and tag
-path; "end" -- post-order -- folds its subtree totals into its parent), so it is linear in the
-number of nodes and safe on arbitrarily deep pages. Everything is stored in parallel lists
-indexed by document (pre-)order; ``index`` maps an element back to its position.
+path; "end" -- post-order -- folds its subtree totals into its parent; a comment's or PI's tail is
+text of the open element), so it is linear in the number of nodes and safe on arbitrarily deep
+pages. Everything is stored in parallel lists indexed by document (pre-)order; ``index`` maps an
+element back to its position.
 
 Definitions (paper 001, section 2.2, "文本块" = the subtree rooted at the element):
 

@@ -204,10 +204,6 @@ _LIST_WORDS = frozenset(
 FloatVector = npt.NDArray[np.float32]
 
 
-def _length(text: str | None) -> int:
-    return len(" ".join(text.split())) if text else 0
-
-
 def _log(value: float) -> float:
     return math.log1p(max(value, 0.0))
 
@@ -390,7 +386,7 @@ def _structure_features(root: html.HtmlElement) -> list[float]:
         else:  # a comment or a processing instruction: only its tail is text
             text = node.tail
         if text and frames and not text.isspace():
-            piece = len(" ".join(text.split()))  # _length, inline: it runs on every element twice
+            piece = len(" ".join(text.split()))  # whitespace-collapsed length, inline: twice per element
             frames[-1].chars += piece
             total += piece
             if in_link:

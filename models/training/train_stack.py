@@ -134,8 +134,9 @@ def cross_validate(rows: Rows, params: dict[str, Any]) -> dict[str, Any]:
                     weighted_f1(rows.y[test], probabilities[test] >= 0.5, rows.chars[test]))
     scores = {float(t): weighted_f1(rows.y, probabilities >= t, rows.chars) for t in THRESHOLDS}
     best = max(scores, key=scores.__getitem__)
-    by_type = type_thresholds(rows, probabilities, best)
-    chosen = np.asarray([by_type[name]["threshold"] for name in CLASSES])[row_types(rows.x)]
+    types = row_types(rows.x)
+    by_type = type_thresholds(rows, probabilities, best, types)
+    chosen = np.asarray([by_type[name]["threshold"] for name in CLASSES])[types]
     return {"thresholds": scores, "threshold": best, "weighted_f1": scores[best], "iterations": iterations,
             "page_mean_f1": page_mean_f1(rows, probabilities >= best),
             "block_f1": weighted_f1(rows.y, probabilities >= best, np.ones_like(rows.chars)),
@@ -150,10 +151,12 @@ def row_types(x: FloatArray) -> npt.NDArray[np.int64]:
     return decide_all(x[:, columns].astype(np.float64), page_type_models().other_margin).astype(np.int64)
 
 
-def type_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64], fallback: float) -> dict[str, Any]:
+def type_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64], fallback: float,
+                    types: npt.NDArray[np.int64] | None = None) -> dict[str, Any]:
     """Return per page type the CV scores per threshold on its pages' blocks and the best threshold by the
-    same criterion as the global one (``fallback`` for a type with under ``MIN_TYPE_PAGES`` pages)."""
-    types = row_types(rows.x)
+    same criterion as the global one (``fallback`` for a type with under ``MIN_TYPE_PAGES`` pages);
+    ``types``: ``row_types(rows.x)`` when the caller has them."""
+    types = row_types(rows.x) if types is None else types
     found: dict[str, Any] = {}
     for index, name in enumerate(CLASSES):
         mask = types == index

@@ -434,17 +434,21 @@ def _zh_authors(text: str) -> list[str]:
             return found[label]
     reported = _ZH_REPORTED_RE.search(text)
     if reported:
-        return [name for name in re.split(r"[ \u3000、]+", reported.group(1) or reported.group(2))
-                if not _ZH_NOT_A_NAME_RE.search(name)]
+        return _zh_names(reported.group(1) or reported.group(2))
     signed = _ZH_SIGNED_RE.search(text.rstrip().rsplit("\n", 1)[-1])
     if signed:
-        return [name for name in re.split(r"[ \u3000、]+", signed.group(1)) if not _ZH_NOT_A_NAME_RE.search(name)]
+        return _zh_names(signed.group(1))
     for pattern in (_ZH_BRACKETED_RE, _ZH_POSTED_RE):
         unlabelled = pattern.search(text)
         if unlabelled and not _ZH_NOT_A_NAME_RE.search(unlabelled.group(1)) \
                 and not _NOT_A_NAME_RE.search(unlabelled.group(1)):
             return [unlabelled.group(1)]
     return []
+
+
+def _zh_names(names: str) -> list[str]:
+    """Return the names of a run of names set apart by spaces or 、, less the words that are no names."""
+    return [name for name in re.split(r"[ \u3000、]+", names) if not _ZH_NOT_A_NAME_RE.search(name)]
 
 
 def text_authors(text: str) -> list[str]:

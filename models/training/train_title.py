@@ -93,8 +93,8 @@ def page_rows(body: bytes, url: str | None, title: str | None, content_type: str
         return None
     root = parse_html(decode_html(body, content_type).text)
     recorder = _Recorder()
-    page_metadata(root, url, dates_by_htmldate=False, title_model=recorder)
-    rule = page_metadata(root, url, dates_by_htmldate=False, headline=article).title
+    # The recorder chooses nothing, so the title is the rule's: one call gives the candidates and the rule.
+    rule = page_metadata(root, url, dates_by_htmldate=False, headline=article, title_model=recorder).title
     if recorder.asked is None or not recorder.asked[0]:
         return None
     candidates, h1_count, site_name, url = recorder.asked

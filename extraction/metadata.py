@@ -391,6 +391,11 @@ _ZH_SIGNED_RE = re.compile(rf"(?:^|(?<=[。！？!?”\"]))\s*[（(]\s*({_ZH_NAM
 # A byline without a label: "ggjjzhzz 发表于 2005-9-15" (a blog's or forum's user), "[ 黄宇 ] 来源：[ 国际金融报 ]".
 _ZH_POSTED_RE = re.compile(r"(?:^|(?<=\s))([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}")
 _ZH_BRACKETED_RE = re.compile(rf"[\[［【]\s*({_ZH_NAME})\s*[\]］】]\W{{0,3}}来源")
+# A reporter's closing line of its own: "新京报记者 彭冲 山东冠县报道" (an outlet, 记者, the names, a place and
+# 报道). Looked for in every line after the headline: papers sign at the end, sometimes after text that the
+# page folds away ("展开全文"), so the line is neither in the extracted text nor among the head lines.
+_ZH_CLOSING_RE = re.compile(rf"^[\u4e00-\u9fff]{{0,8}}记者[ \u3000]*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})"
+                            r"[ \u3000]+[\u4e00-\u9fff]{2,8}报道$")
 _ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
                                r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
                                r"完|续|篇|本文|本站|[网报社台站图]$")
@@ -708,7 +713,10 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             break
 
     # 5. bylines and datelines
-    head = _head_lines(list(lines), h1s)
+    page_lines = list(lines)
+    start = _headline_index(page_lines, h1s)
+    head = [line for line in (" ".join(line.split()) for line in page_lines[start:start + HEAD_LINES])
+            if line and len(line) <= BYLINE_MAX_CHARS]
     if not found.authors:
         for content in scan.bylines:
             names = _zh_authors(content) or [name for name in split_authors(_EN_BY_RE.sub(r"\1", content))
@@ -721,6 +729,9 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if not found.authors:
         datelines = [line for line in scan.datelines if _CJK_RE.search(line)]
         put("authors", _zh_authors("\n".join(datelines))[:MAX_AUTHORS], "byline")
+    if not found.authors:
+        closing = (_ZH_CLOSING_RE.match(line.strip()) for line in page_lines[start:] if "记者" in line)
+        put("authors", next((_zh_names(match.group(1)) for match in closing if match), [])[:MAX_AUTHORS], "byline")
     if not found.authors:
         for line in head:
             by = _EN_BY_RE.match(line)
@@ -805,14 +816,10 @@ def _fetch_time(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _head_lines(lines: list[str], h1s: list[str]) -> list[str]:
-    """Return the ``HEAD_LINES`` short lines from the first one that is the headline (the start without one)."""
-    start = 0
-    if h1s:
-        headline = normal(h1s[0])
-        start = next((i for i, line in enumerate(lines) if headline and normal(line) == headline), 0)
-    head = (" ".join(line.split()) for line in lines[start:start + HEAD_LINES])
-    return [line for line in head if line and len(line) <= BYLINE_MAX_CHARS]
+def _headline_index(lines: list[str], h1s: list[str]) -> int:
+    """Return the index of the first line that is the headline (0 without one)."""
+    headline = normal(h1s[0]) if h1s else ""
+    return next((i for i, line in enumerate(lines) if normal(line) == headline), 0) if headline else 0
 
 
 def _canonical_link(root: html.HtmlElement, url: str | None) -> str | None:

@@ -154,6 +154,19 @@ def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
     assert text_authors("本文 发表于 2005年9月15日") == [] and text_authors("【新华社】来源：新华网") == []
 
 
+def test_a_reporters_closing_line_after_folded_text_names_the_author() -> None:
+    # The page folds the article's end away ("展开全文"): the signature is in neither the extracted text nor the
+    # head lines, but a line of its own anywhere after the headline.
+    lines = ["于欢出狱", *(f"正文第{i}段。" for i in range(60)), "展开全文", "新京报记者 彭冲 山东冠县报道",
+             "【编辑:刘欢】 返回搜狐，查看更多"]
+    page = parse_html("<html><body><h1>于欢出狱</h1><p>x</p></body></html>")
+    found = page_metadata(page, None, lines, dates_by_htmldate=False)
+    assert found.authors == ["彭冲"] and found.sources["authors"] == "byline"
+    # Only a whole line of that shape: a related headline that mentions a reporter is not a signature.
+    teaser = [*lines[:-2], "新京报记者彭冲山东冠县报道：于欢出狱后的第一天"]
+    assert page_metadata(page, None, teaser, dates_by_htmldate=False).authors == []
+
+
 def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:
     lines = ["娱乐首页", "明星", "2005年4月18日吴宗宪进棚录像，凌晨收班后，于2、3点在忠孝东路一带餐厅用餐时被打。",
              "陈升 2002年6月27日", "2005-04-27 14:32更新 来源：千龙新闻网", "近日，惊爆台湾本土天王吴宗宪被打。"]

@@ -172,6 +172,11 @@ def percentile(values: Sequence[float], q: float) -> float:
     return float(np.quantile(np.asarray(values), q)) if values else float("nan")
 
 
+def _shown(path: Path) -> Path:
+    """Return ``path`` relative to the repository when it lies inside it (a ``--model-dir`` may not)."""
+    return path.relative_to(REPO) if path.is_relative_to(REPO) else path
+
+
 def report(results: list[Result], parse_ms: list[float], model_ms: list[float], meta: dict[str, Any],
            model_path: Path) -> str:
     """Return the markdown report."""
@@ -179,7 +184,7 @@ def report(results: list[Result], parse_ms: list[float], model_ms: list[float], 
     lines = [
         "# DOM/URL page-type model (article / list / other)",
         "",
-        f"`python -m bench.pagetype_dom_eval`; model `{model_path.relative_to(REPO)}` "
+        f"`python -m bench.pagetype_dom_eval`; model `{_shown(model_path)}` "
         f"({model_path.stat().st_size:,} bytes), {meta['model']['family']} {json.dumps(meta['model']['params'])}, "
         f"{len(DOM_FEATURES)} features (version {DOM_FEATURE_VERSION}); trained on {meta['training_data']['pages']} "
         f"pages in {meta['training_data']['groups']} site groups (wcxb-dev training folds + demo sites), "

@@ -23,6 +23,7 @@ onnxruntime for a 14.7 GB buffer).
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -205,6 +206,9 @@ MAIN_SHARE = 0.5  # the main block outside comment threads has at least this sha
 # of <li class="comment">) is a thread however long: it is not the page's main block.
 MIN_THREAD_ITEMS = 2
 _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pinglun", re.I)
+# One comment of a thread: "comment" as a word of its own ("comment", "comment-38027", "comment_851634"), not
+# a container's state ("has-comments", "commentsOpen") or part ("commentBody").
+_COMMENT_ITEM_RE = re.compile(r"(?<![a-z])comment(?![a-z])", re.I)
 
 
 SIBLING_MAX_LINK_DENSITY = 0.2
@@ -256,8 +260,8 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     longest = max(blocks, key=own)
     outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=own,
                   default=None)
-    main = (outside if outside is not None and (own(outside) >= MAIN_SHARE * own(longest)
-                                                 or _comment_items(longest.element) >= MIN_THREAD_ITEMS)
+    thread = _comment_items(longest.element) >= MIN_THREAD_ITEMS or _one_comment_of_a_thread(longest.element)
+    main = (outside if outside is not None and (own(outside) >= MAIN_SHARE * own(longest) or thread)
             else longest).element
     main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
     found = []
@@ -273,6 +277,22 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
 def _names_comment(element: html.HtmlElement) -> bool:
     """Return whether the element's class or id names a comment or a thread (``_COMMENT_RE``)."""
     return _COMMENT_RE.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None
+
+
+def _one_comment_of_a_thread(element: html.HtmlElement) -> bool:
+    """Return whether ``element`` lies inside one comment of a thread: an ancestor-or-self named as a single
+    comment (``_COMMENT_ITEM_RE``: ``<li class="comment">``, ``<dd id="comment-851634">``) among at least
+    ``MIN_THREAD_ITEMS`` siblings so named. A long reader comment is then the page's longest block, not its
+    main one."""
+    def one_comment(node: html.HtmlElement) -> bool:
+        return _COMMENT_ITEM_RE.search(f"{node.get('class') or ''} {node.get('id') or ''}") is not None
+
+    for node in itertools.chain((element,), element.iterancestors()):
+        parent = node.getparent()
+        if parent is not None and one_comment(node) \
+                and sum(map(one_comment, parent.iterchildren("*"))) >= MIN_THREAD_ITEMS:
+            return True
+    return False
 
 
 def _comment_items(element: html.HtmlElement) -> int:

@@ -425,6 +425,27 @@ def test_a_thread_in_one_block_longer_than_the_article_is_still_a_thread() -> No
     assert classifier.comment_blocks(plain_blocks) == []
 
 
+def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article() -> None:
+    # Each comment its own block (<dd class="comment">'s body in a <div>), one of them three times the short
+    # article: the longest block is one comment among comment-named siblings, so the article is the main block.
+    long_comment = " ".join(COMMENTS * 3)
+    items = "".join(f"<dt id='comment-{i}' class='comment'>reader{i}</dt><dd class='comment depth-1'>"
+                    f"<div class='format_text'><p>{text}</p></div></dd>"
+                    for i, text in enumerate((long_comment, *COMMENTS)))
+    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div id='post'><h2>At the market</h2>"
+            "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
+            f"</div></div><div id='comments'><dl id='comment_list'>{items}</dl></div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    assert long_comment in found and all(comment in found for comment in COMMENTS) and "river fish" not in found
+    # Items not named as single comments (only their ids, on other elements; or named after a state of the
+    # comments, "has-comments"): by length, the longest block is then the main one, left to the model.
+    for changed in (page.replace("class='comment depth-1'", "class='note'").replace("class='comment'", ""),
+                    page.replace("class='comment", "class='has-comments").replace("id='comment-", "id='note-")):
+        blocks = page_blocks(parse_html(changed))
+        assert long_comment not in "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+
+
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
     root = parse_html(_page_with_comments("<div id='story' class='post has-comments'>"))
     blocks = page_blocks(root)

@@ -50,7 +50,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import html
 
-from extraction.dom.html import declared_lang
+from extraction.dom.html import declared_lang, title_text
 from extraction.dom.text import visible_text
 from extraction.title import H1S, H2S, MAX_CHARS, SEPARATORS_RE, TitleChooser, normal, title_candidates
 from extraction.title import tokens as title_tokens
@@ -752,7 +752,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             if found.date_published:
                 break
     title_element = root.find(".//title")
-    page_title = _clean(title_element.text_content()) if title_element is not None else None
+    page_title = title_text(unescape(title_element.text_content())) if title_element is not None else None
+    page_title = page_title[:MAX_FIELD_CHARS] if page_title else None
     titles.append((page_title, "meta"))
     chosen = None
     if title_model is not None:  # None when it has no candidate it is sure enough of

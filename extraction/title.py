@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 import numpy as np
 import numpy.typing as npt
 
+from extraction.dom.html import TITLE_MAX_CHARS
 from extraction.onnx import ModelError, meta_version, read_meta, session, shared
 from extraction.paths import MODELS_DIR
 
@@ -36,7 +37,7 @@ TRAIN_COMMAND = "make train-title"
 FEATURE_VERSION = "1"
 H1S = 3  # <h1> elements read, in document order
 H2S = 2  # <h2> elements read
-MAX_CHARS = 300  # a longer text is no headline
+MAX_CHARS = TITLE_MAX_CHARS  # a longer text is no headline
 # Where a candidate's text appears ("og": og:title, else dc.title or <meta name=title>); the record's metadata
 # source of each (``extraction.metadata.SOURCES``).
 PLACES: tuple[str, ...] = ("h1_0", "h1_1", "h1_2", "title", "title_part", "og", "twitter", "jsonld", "microdata",

@@ -167,6 +167,18 @@ def test_a_reporters_closing_line_after_folded_text_names_the_author() -> None:
     assert page_metadata(page, None, teaser, dates_by_htmldate=False).authors == []
 
 
+def test_a_title_left_open_gives_no_page_source_as_the_title() -> None:
+    source = " ".join(f'<script src="/js/{i}.js"></script>' for i in range(15))
+    page = (f'<html><head><title>Gale to drive Nation\'?\' + OAS_query + \'"><\\/SCRIPT>\'); {source}</head>'
+            '<body><p>Sports</p><h2>Storm warning for the coast</h2><p>' + "The gale reached the coast. " * 20
+            + '</p></body></html>')
+    found = page_metadata(parse_html(page), "https://news.example.com/sports/gale.html", dates_by_htmldate=False)
+    assert found.title is None  # nothing else names the page: no title rather than its script
+    record = process(Page(page.encode(), "https://news.example.com/sports/gale.html", "text/html; charset=utf-8"),
+                     Context())
+    assert record.title is None
+
+
 def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:
     lines = ["娱乐首页", "明星", "2005年4月18日吴宗宪进棚录像，凌晨收班后，于2、3点在忠孝东路一带餐厅用餐时被打。",
              "陈升 2002年6月27日", "2005-04-27 14:32更新 来源：千龙新闻网", "近日，惊爆台湾本土天王吴宗宪被打。"]

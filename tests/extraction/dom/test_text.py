@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from extraction.dom.html import declared_lang, page_title, parse_html
+from extraction.dom.html import declared_lang, page_title, parse_html, title_text
 from extraction.dom.lang import script_language
 from extraction.dom.text import visible_text
 
@@ -36,6 +36,50 @@ def test_page_behind_an_empty_first_html_element_is_found() -> None:
     assert visible_text(root) == "Text" and page_title(root) == "T"
 
 
+def test_a_title_without_its_end_tag_does_not_swallow_the_page() -> None:
+    # Archived L3S-GN1 pages lost their </title>: libxml2 read the rest of the page as the title's text, the
+    # page had no body and every method extracted nothing. The title is closed where its first tag starts.
+    scripts = "".join(f'<script src="/js/{i}.js" language="JavaScript"></script>\n' for i in range(10))
+    page = (f'<html><head><title>Computerworld - Antitrust cases</titavaScript" src="/general.js"></script>\n{scripts}'
+            '</head><body><h1>Antitrust cases</h1><p>The Commission opened two cases on Monday.</p></body></html>')
+    root = parse_html(page)
+    assert visible_text(root) == "Antitrust cases\nThe Commission opened two cases on Monday."
+    assert page_title(root) == "Computerworld - Antitrust cases"
+    # A title that is closed, however long, is left alone.
+    long_title = "Word " * 100
+    root = parse_html(f"<html><head><title>{long_title}</title></head><body><p>Text</p></body></html>")
+    assert visible_text(root) == "Text" and page_title(root) == long_title.strip()
+
+
+ARTICLE = " ".join(["The council approved the budget after a long debate about schools and roads."] * 8)
+
+
+def test_text_the_markup_hides_is_shown_when_it_is_the_page() -> None:
+    # React's streamed rendering: the page in <div hidden id="S:0">, moved into place by its script.
+    streamed = (f"<html><body><div id='shell'><p>Loading</p></div><div hidden id='S:0'><p>{ARTICLE}</p></div>"
+                "<script>$RC('B:0','S:0')</script></body></html>")
+    assert ARTICLE in visible_text(parse_html(streamed))
+    # Discourse: a client without script gets the posts in a <noscript>, which libxml2 leaves in <head>.
+    forum = (f"<html><head><title>Thread</title><noscript><div class='post'><p>{ARTICLE}</p></div></noscript>"
+             "</head><body><div id='app'></div></body></html>")
+    assert visible_text(parse_html(forum)) == ARTICLE
+    # A <button> whose <div> is not closed holds the rest of the page.
+    swallowed = (f"<html><body><button class='menu'><div class='inner'><svg></svg><div></button></div>"
+                 f"<h1>Budget</h1><p>{ARTICLE}</p></body></html>")
+    assert visible_text(parse_html(swallowed)) == f"Budget\n{ARTICLE}"
+
+
+def test_hidden_text_that_does_not_outweigh_the_page_stays_hidden() -> None:
+    extra = "Recommended for you: more stories from the region and beyond this week. " * 3
+    streamed = (f"<html><body><p>{ARTICLE}</p><div hidden id='S:1'><p>{extra}</p></div>"
+                "<div hidden id='menu'><p>" + extra * 3 + "</p></div></body></html>")
+    assert visible_text(parse_html(streamed)) == ARTICLE
+    notice = "<noscript><p>" + "Please enable JavaScript to use every feature of this site. " * 10 + "</p></noscript>"
+    assert visible_text(parse_html(f"<html><body>{notice}<p>{ARTICLE}</p></body></html>")) == ARTICLE
+    button = "<button><span>" + "Add to cart " * 45 + "</span></button>"  # 540 characters, under the page's
+    assert visible_text(parse_html(f"<html><body><p>{ARTICLE}</p>{button}</body></html>")) == ARTICLE
+
+
 def test_very_deep_nesting_keeps_text() -> None:
     depth = 5000
     root = parse_html("<p>top</p>" + "<div>" * depth + "deep" + "</div>" * depth + "<p>after</p>")
@@ -55,6 +99,27 @@ def test_title_and_lang() -> None:
     root = parse_html("<html><body><h1>Only heading</h1></body></html>")
     assert page_title(root) == "Only heading"
     assert declared_lang(root) is None
+
+
+def test_a_title_left_open_or_holding_script_is_not_read_as_the_title() -> None:
+    # An archived page whose </title> is broken: the parser reads the page's source as the title's text.
+    source = " ".join(f'<script src="/js/{i}.js" language="JavaScript"></script>' for i in range(12))
+    page = (f'<html><head><title>Microsoft faces two new antitrust cases</titavaScript" {source} </head>'
+            '<body><h1>Microsoft faces two new antitrust cases</h1><p>Text.</p></body></html>')
+    root = parse_html(page)
+    assert page_title(root) == "Microsoft faces two new antitrust cases"
+    assert title_text('analyticsFile = "/js/app/bbccom/adanalytics.js"; this.') is None  # script
+    assert title_text("Israel closes Gaza crossings - Ne(OAS_version >= 11) document.write(") is None
+    root = parse_html('<html><head><title>x = "1"; var y = 2;</title></head><body><h1>Heading</h1></body></html>')
+    assert page_title(root) == "Heading"  # a title that is script: the next source
+    # A short title with escaped tags in it loses the tags; tags without attributes, parentheses and
+    # semicolons are a title's own.
+    assert title_text("He May Be a Son of a Bitch,<br/> But He's <i>Our</i> Son") == \
+        "He May Be a Son of a Bitch, But He's Our Son"
+    assert title_text("The <canvas> element: a guide") == "The <canvas> element: a guide"
+    assert title_text("Adblue nachfüllen: wo kaufen (Tankstelle); Preis") == \
+        "Adblue nachfüllen: wo kaufen (Tankstelle); Preis"
+    assert title_text("“Don’t go”; she said") == "“Don’t go”; she said"
 
 
 def test_script_language() -> None:

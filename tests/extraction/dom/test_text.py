@@ -101,13 +101,10 @@ def test_title_and_lang() -> None:
     assert declared_lang(root) is None
 
 
-def test_a_title_left_open_or_holding_script_is_not_read_as_the_title() -> None:
-    # An archived page whose </title> is broken: the parser reads the page's source as the title's text.
-    source = " ".join(f'<script src="/js/{i}.js" language="JavaScript"></script>' for i in range(12))
-    page = (f'<html><head><title>Microsoft faces two new antitrust cases</titavaScript" {source} </head>'
-            '<body><h1>Microsoft faces two new antitrust cases</h1><p>Text.</p></body></html>')
-    root = parse_html(page)
-    assert page_title(root) == "Microsoft faces two new antitrust cases"
+def test_a_title_holding_script_or_markup() -> None:
+    # A title left open runs on into the page's source: cut where the markup starts (the parse closes it too).
+    assert title_text("Antitrust cases</titavaScript\" src=\"/general.js\"></script> " + "<script></script> " * 40) \
+        == "Antitrust cases"
     assert title_text('analyticsFile = "/js/app/bbccom/adanalytics.js"; this.') is None  # script
     assert title_text("Israel closes Gaza crossings - Ne(OAS_version >= 11) document.write(") is None
     root = parse_html('<html><head><title>x = "1"; var y = 2;</title></head><body><h1>Heading</h1></body></html>')

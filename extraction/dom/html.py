@@ -27,8 +27,39 @@ def parse_html(text: str) -> html.HtmlElement:
         root, _ = _parse(_CONTAINER_TAG_RE.sub(" ", cleaned))
     elif _title_left_open(root):
         root, _ = _parse(_OPEN_TITLE_RE.sub(r"\1\2</title>", cleaned, count=1))
+    _move_content_into_body(root)
     _show_hidden_page(root)
     return root
+
+
+# What a <head> holds; anything else there is the page's content (libxml2 leaves it there, browsers do not).
+_HEAD_TAGS = frozenset({"title", "meta", "link", "script", "style", "base", "noscript", "template"})
+
+
+def _move_content_into_body(root: html.HtmlElement) -> None:
+    """Move into ``<body>`` the content libxml2 leaves outside it, where a browser shows it in the body:
+    elements after ``</body>`` or ``</html>`` (or before ``<body>``) are children of ``<html>``, and an unknown
+    element in ``<head>`` (``<mbox>``) keeps the rest of the page there. Every method reads the body only."""
+    head = root.find("head")
+    stray = [child for child in head if isinstance(child.tag, str) and child.tag not in _HEAD_TAGS] \
+        if head is not None else []
+    before: list[html.HtmlElement] = []
+    after: list[html.HtmlElement] = []
+    body = None
+    for child in root:
+        if child.tag == "body":
+            body = child
+        elif isinstance(child.tag, str) and child.tag != "head":
+            (after if body is not None else before).append(child)
+    if not (stray or before or after):
+        return
+    if body is None:
+        body = html.Element("body")
+        root.append(body)
+    for index, node in enumerate([*stray, *before]):
+        body.insert(index, node)
+    for node in after:
+        body.append(node)
 
 
 HOLDER_MIN_CHARS = 500  # a <button> or <noscript> with this much text may hold the page
@@ -116,20 +147,30 @@ def _content_root(root: html.HtmlElement) -> html.HtmlElement:
     libxml2 can leave the page in a second top-level <html> (seen on an L3S-GN1 page whose <html>
     start tag is cut: ``<html x" /></a></td>...``; also after a stray ``</html>``): code that walks
     ``root`` would then see no text at all. Among the top-level elements, the first whose <body>
-    has content is taken, else the first with any content, else ``root``.
+    has content is taken, else the first with any content, else ``root``. The content of the top-level
+    elements after it (a page that goes on after its ``</html>``, as a browser shows it) is moved into
+    its ``<body>`` (``_move_content_into_body``).
     """
     siblings = [element for element in root.itersiblings() if isinstance(element.tag, str)]
     if not siblings:
         return root
     candidates = [root, *siblings]
-    for candidate in candidates:
-        body = candidate.find("body")
-        if body is not None and (len(body) or (body.text and body.text.strip())):
-            return candidate
-    for candidate in candidates:
-        if len(candidate) or (candidate.text and candidate.text.strip()):
-            return candidate
-    return root
+    chosen = next((candidate for candidate in candidates if _has_body_content(candidate)), None)
+    if chosen is None:
+        chosen = next((candidate for candidate in candidates
+                       if len(candidate) or (candidate.text and candidate.text.strip())), root)
+    for later in candidates[candidates.index(chosen) + 1:]:
+        for child in list(later):
+            if child.tag == "body":
+                chosen.extend(list(child))  # after its own <body>: moved into it with the rest
+            elif child.tag != "head":
+                chosen.append(child)
+    return chosen
+
+
+def _has_body_content(element: html.HtmlElement) -> bool:
+    body = element.find("body")
+    return body is not None and bool(len(body) or (body.text and body.text.strip()))
 
 
 # Markup in a <title>'s text: an end tag, a tag with attributes, a comment ("The <canvas> element" is a title).

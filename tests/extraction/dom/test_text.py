@@ -80,6 +80,19 @@ def test_hidden_text_that_does_not_outweigh_the_page_stays_hidden() -> None:
     assert visible_text(parse_html(f"<html><body><p>{ARTICLE}</p>{button}</body></html>")) == ARTICLE
 
 
+def test_content_libxml2_leaves_outside_the_body_is_read_where_a_browser_shows_it() -> None:
+    # After </body></html> (old CMS templates), and behind an unknown element in <head> (<mbox>, L3S-GN1):
+    # children of <html> or of <head> that every method, reading the body, missed.
+    for after in ("<html><head><title>T</title></head><body><p>First.</p></body><table><tr><td>Second.</td></tr>",
+                  "<html><head><title>T</title></head><body><p>First.</p></body></html><p>Second.</p>"):
+        assert visible_text(parse_html(after)) == "First.\nSecond."
+    in_head = ("<html><head><title>T</title><meta charset='utf-8'><mbox><table><tr><td><p>The story.</p></td></tr>"
+               "</table></mbox></head></html>")
+    root = parse_html(in_head)
+    assert visible_text(root) == "The story." and page_title(root) == "T"
+    assert [child.tag for child in root.find("head")] == ["title", "meta"]
+
+
 def test_very_deep_nesting_keeps_text() -> None:
     depth = 5000
     root = parse_html("<p>top</p>" + "<div>" * depth + "deep" + "</div>" * depth + "<p>after</p>")

@@ -80,10 +80,12 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
     - React's streamed server rendering sends the page in ``<div hidden id="S:0">`` parts that its script
       moves into place (Next.js pages read without a browser): their ``hidden`` goes when their text is
       longer than the page's visible text (when it is not, they repeat what the page shows).
-    - A ``<noscript>`` of ``HOLDER_MIN_CHARS`` or more whose text is longer (Discourse forums give a client
-      without script their posts in one) is unwrapped; one in ``<head>`` moves to the start of ``<body>``.
-    - So is a ``<button>``: libxml2 leaves the rest of the page in a button whose ``<div>`` is not closed
-      (``<button><div>...<div></button>``, seen on Dotdash Meredith's sites).
+    - A ``<noscript>`` of ``HOLDER_MIN_CHARS`` or more whose text is longer, on a page that shows less than
+      that (Discourse forums give a client without script their posts in one, and an empty shell; a rendered
+      page shows the posts the script built, so its noscript stays) is unwrapped; one in ``<head>`` moves
+      to the start of ``<body>``.
+    - So is such a ``<button>``: libxml2 leaves the rest of the page in a button whose ``<div>`` is not
+      closed (``<button><div>...<div></button>``, seen on Dotdash Meredith's sites).
     """
     sizes = [(node, len(node.text_content())) for node in _holders(root)]
     segments = [node for node, _ in sizes if node.tag == "div"]
@@ -98,7 +100,7 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
         for node in segments:
             del node.attrib["hidden"]
     body = root.find("body")
-    for node in holders:
+    for node in holders if shown < HOLDER_MIN_CHARS else ():
         if len(node.text_content()) <= shown:
             continue
         if node.tag == "noscript" and body is not None and any(up.tag == "head" for up in node.iterancestors()):

@@ -76,6 +76,9 @@ def test_hidden_text_that_does_not_outweigh_the_page_stays_hidden() -> None:
     assert visible_text(parse_html(streamed)) == ARTICLE
     notice = "<noscript><p>" + "Please enable JavaScript to use every feature of this site. " * 10 + "</p></noscript>"
     assert visible_text(parse_html(f"<html><body>{notice}<p>{ARTICLE}</p></body></html>")) == ARTICLE
+    # A rendered forum: the posts its script built are shown, the noscript's copy of them (longer) is not.
+    posts = "<noscript><div>" + f"<p>{ARTICLE}</p>" * 3 + "</div></noscript>"
+    assert visible_text(parse_html(f"<html><body>{posts}<p>{ARTICLE}</p></body></html>")) == ARTICLE
     button = "<button><span>" + "Add to cart " * 45 + "</span></button>"  # 540 characters, under the page's
     assert visible_text(parse_html(f"<html><body><p>{ARTICLE}</p>{button}</body></html>")) == ARTICLE
 

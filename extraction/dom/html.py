@@ -99,6 +99,7 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
     if segment_chars > shown:
         for node in segments:
             del node.attrib["hidden"]
+        shown += segment_chars  # the page now shows them: a noscript or button no longer outweighs it
     body = root.find("body")
     for node in holders if shown < HOLDER_MIN_CHARS else ():
         if len(node.text_content()) <= shown:

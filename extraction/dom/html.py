@@ -37,29 +37,28 @@ _HEAD_TAGS = frozenset({"title", "meta", "link", "script", "style", "base", "nos
 
 
 def _move_content_into_body(root: html.HtmlElement) -> None:
-    """Move into ``<body>`` the content libxml2 leaves outside it, where a browser shows it in the body:
-    elements after ``</body>`` or ``</html>`` (or before ``<body>``) are children of ``<html>``, and an unknown
-    element in ``<head>`` (``<mbox>``) keeps the rest of the page there. Every method reads the body only."""
+    """Move into ``<body>`` the content libxml2 leaves before it, where a browser shows it: an unknown element in
+    ``<head>`` (``<mbox>``) keeps the rest of the page there, and elements before ``<body>`` are children of
+    ``<html>``. Every method reads the body only. (Elements after ``</body>`` stay where they are: moving them
+    flipped a held-out page-type decision, see the README.)"""
     head = root.find("head")
     stray = [child for child in head if isinstance(child.tag, str) and child.tag not in _HEAD_TAGS] \
         if head is not None else []
     before: list[html.HtmlElement] = []
-    after: list[html.HtmlElement] = []
     body = None
     for child in root:
         if child.tag == "body":
             body = child
-        elif isinstance(child.tag, str) and child.tag != "head":
-            (after if body is not None else before).append(child)
-    if not (stray or before or after):
+            break
+        if isinstance(child.tag, str) and child.tag != "head":
+            before.append(child)
+    if not (stray or before):
         return
     if body is None:
         body = html.Element("body")
         root.append(body)
     for index, node in enumerate([*stray, *before]):
         body.insert(index, node)
-    for node in after:
-        body.append(node)
 
 
 HOLDER_MIN_CHARS = 500  # a <button> or <noscript> with this much text may hold the page
@@ -150,9 +149,8 @@ def _content_root(root: html.HtmlElement) -> html.HtmlElement:
     libxml2 can leave the page in a second top-level <html> (seen on an L3S-GN1 page whose <html>
     start tag is cut: ``<html x" /></a></td>...``; also after a stray ``</html>``): code that walks
     ``root`` would then see no text at all. Among the top-level elements, the first whose <body>
-    has content is taken, else the first with any content, else ``root``. The content of the top-level
-    elements after it (a page that goes on after its ``</html>``, as a browser shows it) is moved into
-    its ``<body>`` (``_move_content_into_body``).
+    has content is taken, else the first with any content, else ``root``. (The content of the top-level
+    elements after it is not moved into it: that flipped a held-out page-type decision, see the README.)
     """
     siblings = [element for element in root.itersiblings() if isinstance(element.tag, str)]
     if not siblings:
@@ -162,12 +160,6 @@ def _content_root(root: html.HtmlElement) -> html.HtmlElement:
     if chosen is None:
         chosen = next((candidate for candidate in candidates
                        if len(candidate) or (candidate.text and candidate.text.strip())), root)
-    for later in candidates[candidates.index(chosen) + 1:]:
-        for child in list(later):
-            if child.tag == "body":
-                chosen.extend(list(child))  # after its own <body>: moved into it with the rest
-            elif child.tag != "head":
-                chosen.append(child)
     return chosen
 
 

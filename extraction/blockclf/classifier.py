@@ -274,9 +274,10 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     return found
 
 
-def _names_comment(element: html.HtmlElement) -> bool:
-    """Return whether the element's class or id names a comment or a thread (``_COMMENT_RE``)."""
-    return _COMMENT_RE.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None
+def _names_comment(element: html.HtmlElement, pattern: re.Pattern[str] = _COMMENT_RE) -> bool:
+    """Return whether the element's class or id names a comment or a thread (``pattern``: ``_COMMENT_RE``;
+    ``_COMMENT_ITEM_RE`` for a single comment)."""
+    return pattern.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None
 
 
 def _one_comment_of_a_thread(element: html.HtmlElement) -> bool:
@@ -284,13 +285,10 @@ def _one_comment_of_a_thread(element: html.HtmlElement) -> bool:
     comment (``_COMMENT_ITEM_RE``: ``<li class="comment">``, ``<dd id="comment-851634">``) among at least
     ``MIN_THREAD_ITEMS`` siblings so named. A long reader comment is then the page's longest block, not its
     main one."""
-    def one_comment(node: html.HtmlElement) -> bool:
-        return _COMMENT_ITEM_RE.search(f"{node.get('class') or ''} {node.get('id') or ''}") is not None
-
     for node in itertools.chain((element,), element.iterancestors()):
         parent = node.getparent()
-        if parent is not None and one_comment(node) \
-                and sum(map(one_comment, parent.iterchildren("*"))) >= MIN_THREAD_ITEMS:
+        if parent is not None and _names_comment(node, _COMMENT_ITEM_RE) and sum(
+                _names_comment(child, _COMMENT_ITEM_RE) for child in parent.iterchildren("*")) >= MIN_THREAD_ITEMS:
             return True
     return False
 

@@ -89,7 +89,7 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
     sizes = [(node, len(node.text_content())) for node in _holders(root)]
     segments = [node for node, _ in sizes if node.tag == "div"]
     segment_chars = sum(size for node, size in sizes if node.tag == "div")
-    holders = [node for node, size in sizes if node.tag != "div" and size >= HOLDER_MIN_CHARS]
+    holders = [(node, size) for node, size in sizes if node.tag != "div" and size >= HOLDER_MIN_CHARS]
     if not holders and segment_chars < HOLDER_MIN_CHARS:
         return  # most pages: the page's text walk below is not needed
     from extraction.dom.text import visible_text  # text.py imports nothing from here
@@ -100,8 +100,8 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
             del node.attrib["hidden"]
         shown += segment_chars  # the page now shows them: a noscript or button no longer outweighs it
     body = root.find("body")
-    for node in holders if shown < HOLDER_MIN_CHARS else ():
-        if len(node.text_content()) <= shown:
+    for node, size in holders if shown < HOLDER_MIN_CHARS else ():
+        if size <= shown:
             continue
         if node.tag == "noscript" and body is not None and any(up.tag == "head" for up in node.iterancestors()):
             node.getparent().remove(node)
@@ -156,16 +156,14 @@ def _content_root(root: html.HtmlElement) -> html.HtmlElement:
     if not siblings:
         return root
     candidates = [root, *siblings]
-    chosen = next((candidate for candidate in candidates if _has_body_content(candidate)), None)
-    if chosen is None:
-        chosen = next((candidate for candidate in candidates
-                       if len(candidate) or (candidate.text and candidate.text.strip())), root)
-    return chosen
-
-
-def _has_body_content(element: html.HtmlElement) -> bool:
-    body = element.find("body")
-    return body is not None and bool(len(body) or (body.text and body.text.strip()))
+    for candidate in candidates:
+        body = candidate.find("body")
+        if body is not None and (len(body) or (body.text and body.text.strip())):
+            return candidate
+    for candidate in candidates:
+        if len(candidate) or (candidate.text and candidate.text.strip()):
+            return candidate
+    return root
 
 
 # Markup in a <title>'s text: an end tag, a tag with attributes, a comment ("The <canvas> element" is a title).

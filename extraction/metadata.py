@@ -261,7 +261,7 @@ _EN_DATE_RE = re.compile(
     rf"\b(?:(?P<m1>{_MONTH})\.?\s+(?P<d1>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y1>\d{{4}})"
     rf"|(?P<d2>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<m2>{_MONTH})\.?,?\s+(?P<y2>\d{{4}}))"
     r"(?:(?:,|\s+at|\s*[|·-])?\s*(?P<h>\d{1,2}):(?P<mi>\d{2})\s*(?P<ap>[ap]\.?m\.?)?)?", re.I)
-_URL_DATE_RE = re.compile(r"/((?:19|20)\d{2})[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.-]|$)|"
+_URL_DATE_RE = re.compile(r"/((?:19|20)\d{2})[/_-]?(0[1-9]|1[0-2])[/_-]?(0[1-9]|[12]\d|3[01])(?:[/_.+-]|$)|"
                           r"/((?:19|20)\d{2})/(0?[1-9]|1[0-2])/(0?[1-9]|[12]\d|3[01])/")
 _PUBLISHED_WORDS = re.compile(r"发布时间|发表时间|发布日期|发表于|发布于|时间|日期|published|posted|updated|"
                               r"last modified|modified", re.I)
@@ -476,6 +476,7 @@ class _Scan:
     """What one walk over the page finds for the metadata: itemprop elements, bylines and datelines."""
 
     itemprops: dict[str, list[html.HtmlElement]] = field(default_factory=dict)
+    created: list[html.HtmlElement] = field(default_factory=list)  # datePublished and dateCreated, in page order
     bylines: list[str] = field(default_factory=list)  # short texts of elements named byline/author/...
     datelines: list[str] = field(default_factory=list)  # short texts of elements named date/time/meta/...
 
@@ -495,6 +496,8 @@ def _scan(root: html.HtmlElement) -> _Scan:
         if prop:
             for name in prop.split():
                 found.itemprops.setdefault(name, []).append(element)
+                if name in ("datePublished", "dateCreated"):
+                    found.created.append(element)
         if tag in _NOT_TEXT_TAGS:
             continue
         cls, ident, rel = element.get("class"), element.get("id"), element.get("rel")
@@ -674,9 +677,12 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     headlines = scan.itemprops.get("headline", [])
     microdata_headline = _itemprop_value(headlines[0]) if headlines else None
     titles.append((microdata_headline, "microdata"))
-    for name, prop in (("date_published", "datePublished"), ("date_modified", "dateModified"),
-                       ("description", "description")):
-        elements = scan.itemprops.get(prop, []) if not getattr(found, name) else []
+    # The page's first publish or creation date: a question's dateCreated comes before its answers'
+    # datePublished (Stack Exchange), a forum's first post before the replies.
+    for name, elements in (("date_published", scan.created), ("date_modified", scan.itemprops.get("dateModified", [])),
+                           ("description", scan.itemprops.get("description", []))):
+        if getattr(found, name):
+            continue
         value = _itemprop_value(elements[0]) if elements else None
         put(name, parse_date(value, max_year) if name.startswith("date") else value, "microdata")
     if not found.authors:
@@ -712,9 +718,27 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             put("date_published", value, "time")
             break
 
+    title_element = root.find(".//title")
+    page_title = title_text(unescape(title_element.text_content())) if title_element is not None else None
+    page_title = page_title[:MAX_FIELD_CHARS] if page_title else None
+    titles.append((page_title, "meta"))
+    chosen = None
+    if title_model is not None:  # None when it has no candidate it is sure enough of
+        h2s = [_heading(h2) for h2 in itertools.islice(root.iter("h2"), H2S)]
+        candidates = title_candidates(h1s, h2s, page_title, _first(tags, "og:title", "dc.title", "title"),
+                                      _first(tags, "twitter:title"), jsonld_headline, microdata_headline)
+        chosen = title_model.choose(candidates, len(h1_elements), found.site_name, url)
+    if chosen is not None:
+        put("title", chosen.text, chosen.source)
+    else:
+        # The rule: an article's <h1> is its headline; other pages (lists, products, documentation) are named
+        # by their title candidates, whose <h1> is often a section or product name (measured on wcxb-dev).
+        title, source = choose_title([(t, src) for t, src in titles if t], h1s, found.site_name, overlap=headline)
+        put("title", title, source)
+
     # 5. bylines and datelines
     page_lines = list(lines)
-    start = _headline_index(page_lines, h1s)
+    start = _headline_index(page_lines, [h1 for h1 in h1s if h1] or [found.title or ""])
     head = [line for line in (" ".join(line.split()) for line in page_lines[start:start + HEAD_LINES])
             if line and len(line) <= BYLINE_MAX_CHARS]
     if not found.authors:
@@ -751,24 +775,6 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 put("date_published", value, "byline")
             if found.date_published:
                 break
-    title_element = root.find(".//title")
-    page_title = title_text(unescape(title_element.text_content())) if title_element is not None else None
-    page_title = page_title[:MAX_FIELD_CHARS] if page_title else None
-    titles.append((page_title, "meta"))
-    chosen = None
-    if title_model is not None:  # None when it has no candidate it is sure enough of
-        h2s = [_heading(h2) for h2 in itertools.islice(root.iter("h2"), H2S)]
-        candidates = title_candidates(h1s, h2s, page_title, _first(tags, "og:title", "dc.title", "title"),
-                                      _first(tags, "twitter:title"), jsonld_headline, microdata_headline)
-        chosen = title_model.choose(candidates, len(h1_elements), found.site_name, url)
-    if chosen is not None:
-        put("title", chosen.text, chosen.source)
-    else:
-        # The rule: an article's <h1> is its headline; other pages (lists, products, documentation) are named
-        # by their title candidates, whose <h1> is often a section or product name (measured on wcxb-dev).
-        title, source = choose_title([(t, src) for t, src in titles if t], h1s, found.site_name, overlap=headline)
-        put("title", title, source)
-
     # 6.-8. URL, the feed or sitemap, htmldate
     put("date_published", url_date(url), "url")
     put("date_published", parse_date(listed_date, max_year), "listing")

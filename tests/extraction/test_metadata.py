@@ -10,6 +10,7 @@ import pytest
 
 from extraction.dom.html import parse_html
 from extraction.metadata import (
+    HEAD_LINES,
     chinese_script,
     clean_title,
     identify_language,
@@ -113,6 +114,26 @@ def test_microdata_authors_of_the_first_item_only() -> None:
     assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Jane Doe", "John Roe"]
 
 
+def test_a_questions_creation_date_comes_before_its_answers_dates() -> None:
+    # Stack Exchange: the question's <time itemprop=dateCreated>, then each answer's datePublished (its edit).
+    page = parse_html("<html><body><h1>Why is except: pass bad?</h1><div itemscope itemtype='https://schema.org/"
+                      "Question'><time itemprop='dateCreated' datetime='2014-02-04T13:02:51'>asked</time>"
+                      "<p>Question.</p><div itemprop='suggestedAnswer' itemscope itemtype='https://schema.org/"
+                      "Answer'><div itemprop='datePublished' content='2018-05-21 20:37:55'></div><p>Answer.</p>"
+                      "</div></div></body></html>")
+    found = page_metadata(page, None, dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == ("2014-02-04T13:02:51", "microdata")
+
+
+def test_without_a_headline_element_the_title_finds_the_dateline() -> None:
+    # No <h1> with text: the head lines start at the title, so the nav's lines do not push the dateline out.
+    lines = [f"Menu item {i}" for i in range(HEAD_LINES)] + ["Scaling Go testing", "Dec 17, 2025", "Body text."]
+    page = parse_html("<html><head><title>Scaling Go testing | FunnelStory</title></head><body><h1></h1>"
+                      "<p>x</p></body></html>")
+    found = page_metadata(page, None, lines, dates_by_htmldate=False)
+    assert (found.title, found.date_published) == ("Scaling Go testing", "2025-12-17")
+
+
 def test_a_bylines_parts_are_read_apart() -> None:
     # <span>s side by side are separate words: "Reyan Perumal" and "Published", not "Reyan PerumalPublished".
     page = parse_html("<html><body><h1>Headline</h1><div class='byline'><span>By</span><a>Amy Roeder</a>"
@@ -214,6 +235,7 @@ def test_dates() -> None:
     assert relative_date("昨天 10:00", parse_date_time("2024-03-05T12:00:00+00:00")) == "2024-03-04"
     assert url_date("https://a.test/2024/03/05/story") == "2024-03-05"
     assert url_date("https://a.test/news/20240305/story.html") == "2024-03-05"
+    assert url_date("https://a.test/articles/2025-12-15+Rust+GCC+backend") == "2025-12-15"
     assert url_date("https://a.test/news/story-12345678.html") is None
 
 

@@ -718,6 +718,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             put("date_published", value, "time")
             break
 
+    # The title, before the bylines: on a page without an <h1> that has text, the head lines start at it.
     title_element = root.find(".//title")
     page_title = title_text(unescape(title_element.text_content())) if title_element is not None else None
     page_title = page_title[:MAX_FIELD_CHARS] if page_title else None
@@ -823,9 +824,9 @@ def _fetch_time(value: str | None) -> datetime | None:
     return parsed if parsed.tzinfo else parsed.replace(tzinfo=UTC)
 
 
-def _headline_index(lines: list[str], h1s: list[str]) -> int:
-    """Return the index of the first line that is the headline (0 without one)."""
-    headline = normal(h1s[0]) if h1s else ""
+def _headline_index(lines: list[str], headlines: list[str]) -> int:
+    """Return the index of the first line that is the first of ``headlines`` (0 without one)."""
+    headline = normal(headlines[0]) if headlines else ""
     return next((i for i, line in enumerate(lines) if normal(line) == headline), 0) if headline else 0
 
 

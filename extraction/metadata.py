@@ -50,9 +50,9 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import html
 
-from extraction.dom.html import declared_lang, title_text
+from extraction.dom.html import TITLE_MAX_CHARS, declared_lang, title_text
 from extraction.dom.text import visible_text
-from extraction.title import H1S, H2S, MAX_CHARS, SEPARATORS_RE, TitleChooser, normal, title_candidates
+from extraction.title import H1S, H2S, SEPARATORS_RE, TitleChooser, normal, title_candidates
 from extraction.title import tokens as title_tokens
 
 SOURCES = ("json-ld", "microdata", "meta", "h1", "h2", "time", "byline", "text", "url", "listing", "htmldate")
@@ -573,7 +573,7 @@ def choose_title(candidates: list[tuple[str, str]], h1s: list[str], site_name: s
     site = normal(site_name) if site_name else None
     for h1 in h1s if overlap else []:
         words = title_tokens(h1)
-        if not words or len(h1) > MAX_CHARS or (site and normal(h1) == site):
+        if not words or len(h1) > TITLE_MAX_CHARS or (site and normal(h1) == site):
             continue
         for candidate, _source in candidates:  # compared without the site's name: a logo <h1> is no headline
             if len(words & title_tokens(clean_title(candidate, site_name))) >= H1_TITLE_SHARE * len(words):

@@ -37,7 +37,6 @@ TRAIN_COMMAND = "make train-title"
 FEATURE_VERSION = "1"
 H1S = 3  # <h1> elements read, in document order
 H2S = 2  # <h2> elements read
-MAX_CHARS = TITLE_MAX_CHARS  # a longer text is no headline
 # Where a candidate's text appears ("og": og:title, else dc.title or <meta name=title>); the record's metadata
 # source of each (``extraction.metadata.SOURCES``).
 PLACES: tuple[str, ...] = ("h1_0", "h1_1", "h1_2", "title", "title_part", "og", "twitter", "jsonld", "microdata",
@@ -97,7 +96,7 @@ def title_candidates(h1s: list[str], h2s: list[str], page_title: str | None, og:
 
     def add(text: str | None, place: str, part_index: int = 0, parts: int = 0) -> None:
         candidate = Candidate(" ".join((text or "").split()))
-        if not candidate.key or len(candidate.text) > MAX_CHARS:
+        if not candidate.key or len(candidate.text) > TITLE_MAX_CHARS:
             return
         candidate = found.setdefault(candidate.key, candidate)
         candidate.places.add(place)

@@ -87,8 +87,8 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
       closed (``<button><div>...<div></button>``, seen on Dotdash Meredith's sites).
     """
     sizes = [(node, len(node.text_content())) for node in _holders(root)]
-    segments = [node for node, _ in sizes if node.tag == "div"]
-    segment_chars = sum(size for node, size in sizes if node.tag == "div")
+    segments = [(node, size) for node, size in sizes if node.tag == "div"]
+    segment_chars = sum(size for _, size in segments)
     holders = [(node, size) for node, size in sizes if node.tag != "div" and size >= HOLDER_MIN_CHARS]
     if not holders and segment_chars < HOLDER_MIN_CHARS:
         return  # most pages: the page's text walk below is not needed
@@ -96,7 +96,7 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
 
     shown = len(visible_text(root))
     if segment_chars > shown:
-        for node in segments:
+        for node, _ in segments:
             del node.attrib["hidden"]
         shown += segment_chars  # the page now shows them: a noscript or button no longer outweighs it
     body = root.find("body")

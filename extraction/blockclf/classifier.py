@@ -8,7 +8,8 @@ noise at the head and the tail (paper 003: in-block noise "usually sits at the h
 the content block and does not appear among the content paragraphs"): leading and trailing
 paragraphs under the threshold are dropped, middle ones stay.
 When no block reaches the threshold, the most probable block is kept (an empty text is never the
-better answer for a page that has text; the decision is counted as ``fallback``).
+better answer for a page that has text; the decision is counted as ``fallback``), outside readers'
+comment threads when the page has a block elsewhere.
 
 Models are ONNX files exported by ``models/training/train_blocks.py`` and run with onnxruntime
 (no scikit-learn at crawl time), loaded by ``extraction.onnx``. ``meta.json`` names the features in
@@ -375,13 +376,17 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in sibling_blocks(blocks, kept):
             kept[i] = True
             decision.siblings += 1
+    in_threads: set[int] = set()
     if drop_comments:  # on every page type: the main-block guard keeps a forum's own thread
-        for i in comment_blocks(blocks):
+        in_threads.update(comment_blocks(blocks))
+        for i in in_threads:
             if kept[i]:
                 kept[i] = False
                 decision.comments += 1
     if blocks and not any(kept):
-        kept[int(scored[np.argmax(probabilities[scored])])] = True
+        # The fallback's block is not one the comment rule dropped, while the page has another.
+        candidates = [i for i in rows if i not in in_threads] or rows
+        kept[max(candidates, key=lambda i: probabilities[i])] = True
         decision.fallback = True
     chosen = [block for block, keep in zip(blocks, kept, strict=True)
               if trim and keep and len(block.paragraphs) > 1]

@@ -394,6 +394,27 @@ def test_comment_thread_after_an_article_is_dropped() -> None:
     assert not any(text in other.text for text in COMMENTS)
 
 
+def test_the_fallback_block_is_not_in_a_comment_thread(monkeypatch: pytest.MonkeyPatch) -> None:
+    # No block reaches the threshold and the thread's blocks score highest (a short post under a long
+    # thread, Dragnet R727): the fallback keeps the page's best block outside the thread, not a comment.
+    root = parse_html(_page_with_comments())
+    blocks = page_blocks(root)
+    thread = set(classifier.comment_blocks(blocks))
+    assert thread and len(thread) < len(blocks)
+    models = classifier.shared_models()
+    assert models.stack is not None
+    strict = replace(models, stack=replace(models.stack, type_thresholds=(1.01, 1.01, 1.01)))
+    scores = np.array([0.9 if i in thread else 0.5 - 0.01 * i for i in range(len(blocks))], dtype=np.float32)
+    monkeypatch.setattr(classifier._StackModel, "content_probability", lambda self, rows: scores)
+    decision = classify(root, strict, blocks=blocks, page_probabilities=[0.9, 0.05, 0.05])
+    assert decision.fallback and decision.kept == [i == min(set(range(len(blocks))) - thread)
+                                                   for i in range(len(blocks))]
+    assert not any(text in decision.text for text in COMMENTS)
+    # With the comment rule off, the most probable block is kept whatever it is.
+    loose = classify(root, strict, blocks=blocks, page_probabilities=[0.9, 0.05, 0.05], drop_comments=False)
+    assert loose.fallback and sum(loose.kept) == 1 and loose.kept.index(True) in thread
+
+
 def test_regraph_rewrites_the_shipped_models_in_the_current_layout(tmp_path: Path) -> None:
     pytest.importorskip("onnx", reason="onnx is a training/test dependency (requirements-dev.txt)")
     from models.training.train_blocks import regraph

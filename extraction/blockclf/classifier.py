@@ -184,6 +184,7 @@ class BlockDecision:
     model: str = NAME  # which block model decided: "svm", or "stack" (the stacked model)
     comments: int = 0  # kept blocks dropped as a comment thread (``comment_blocks``)
     siblings: int = 0  # blocks kept for their kept siblings (``sibling_blocks``)
+    nested: int = 0  # blocks kept for lying inside a kept block, between its paragraphs (``nested_blocks``)
 
     @property
     def text(self) -> str:
@@ -231,6 +232,33 @@ def sibling_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
         if keep or not block.chars or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars:
             continue
         if kept_kinds.get(_sibling_key(block), 0) >= 2:
+            found.append(block.index)
+    return found
+
+
+NESTED_MIN_CHARS = 50  # characters outside links: shorter blocks inside an article are labels, buttons and datelines
+
+
+def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the dropped blocks to keep because they lie inside a kept block, between its paragraphs:
+    a list, table or quote in an article's body (the block's element a descendant of the kept block's
+    element, which has paragraphs before and after it in document order), with little of its text in
+    links and at least ``NESTED_MIN_CHARS`` characters outside them. The stacked model reads such a
+    block with its neighbours as a list among paragraphs and can drop it (an ``<ol>`` of questions in a
+    German essay, a table of figures in a report)."""
+    kept_elements = {block.element: block for block, keep in zip(blocks, kept, strict=True) if keep}
+    found = []
+    for block, keep in zip(blocks, kept, strict=True):
+        if (keep or not block.paragraphs or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars
+                or block.chars - block.link_chars < NESTED_MIN_CHARS):
+            continue
+        outer = next((kept_elements[node] for node in block.element.iterancestors() if node in kept_elements),
+                     None)
+        if outer is None:
+            continue
+        first, last = block.paragraphs[0].line_start, block.paragraphs[-1].line_end
+        if (any(paragraph.line_end < first for paragraph in outer.paragraphs)
+                and any(paragraph.line_start > last for paragraph in outer.paragraphs)):
             found.append(block.index)
     return found
 
@@ -351,6 +379,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     have one and ``stack`` is on (the ``svm`` method turns it off); ``page_probabilities`` are the
     page-type model's (article, list, other) it reads; they decide the page's type, and with it the
     stacked model's threshold, unless ``page_type`` says otherwise (the crawl's site evidence).
+    ``siblings``: the stacked model's decision gains the like siblings (``sibling_blocks``) and the
+    blocks inside (``nested_blocks``) of the blocks it kept.
     """
     models = models or shared_models()
     blocks = page_blocks(root) if blocks is None else blocks
@@ -372,10 +402,15 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         kept[i] = bool(probabilities[i] >= threshold)
     decision = BlockDecision(blocks, probabilities, kept, capped=len(blocks) - len(scored),
                              model=STACK_NAME if decider is models.stack else NAME)
-    if siblings and decider is models.stack:
-        for i in sibling_blocks(blocks, kept):
+    if siblings and decider is models.stack:  # both read the model's own decision
+        like, inside = sibling_blocks(blocks, kept), nested_blocks(blocks, kept)
+        for i in like:
             kept[i] = True
             decision.siblings += 1
+        for i in inside:
+            if not kept[i]:
+                kept[i] = True
+                decision.nested += 1
     in_threads: set[int] = set()
     if drop_comments:  # on every page type: the main-block guard keeps a forum's own thread
         in_threads.update(comment_blocks(blocks))

@@ -475,6 +475,35 @@ def test_container_named_after_comments_around_the_article_is_not_a_thread() -> 
     assert "forty teachers" not in found and "six-hour debate" not in found
 
 
+def test_a_dropped_block_between_the_paragraphs_of_a_kept_one_is_kept() -> None:
+    # An <ol> in the middle of an article's <div> (trafilatura-eval's achgut.com page): its own block.
+    questions = ("<ol><li>Wie schwer ist die Krankheit?</li><li>Wer ist davon betroffen?</li>"
+                 "<li>Hinterlässt sie Folgeschäden?</li></ol>")
+    links = "<ul><li><a href='/a'>Weiterlesen: die Lage im Mai</a></li><li><a href='/b'>Alle Berichte</a></li></ul>"
+    page = ("<html><body><div id='menu'><a href='/'>Home</a></div><div class='body'>Die Lage am Mittwoch."
+            f"<br>Die Fragen sind diese:{questions}Und die Antworten folgen.{links}Das Ende.</div>"
+            "<div class='after'><p>Ein Kasten nach dem Artikel.</p></div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    by_tag = {str(b.element.tag): b.index for b in blocks}
+    body = next(b.index for b in blocks if b.element.get("class") == "body")
+    kept = [b.index == body for b in blocks]
+    # The list of questions lies between the body's paragraphs; the link list too, but it is links; the
+    # box after the article is not inside it.
+    assert classifier.nested_blocks(blocks, kept) == [by_tag["ol"]]
+    # Inside the kept block but after its last paragraph: not between them.
+    only_first = page.replace("Und die Antworten folgen.", "").replace("Das Ende.", "")
+    first_blocks = page_blocks(parse_html(only_first))
+    first_body = next(b.index for b in first_blocks if b.element.get("class") == "body")
+    assert classifier.nested_blocks(first_blocks, [b.index == first_body for b in first_blocks]) == []
+    assert classifier.nested_blocks(blocks, [False] * len(blocks)) == []
+    # A short block between the paragraphs (a label, a share line) is under NESTED_MIN_CHARS: not kept.
+    short = page.replace(questions, "<div class='share'>Teilen Sie dies mit:</div>")
+    short_blocks = page_blocks(parse_html(short))
+    short_body = next(b.index for b in short_blocks if b.element.get("class") == "body")
+    assert any(b.element.get("class") == "share" for b in short_blocks)
+    assert classifier.nested_blocks(short_blocks, [b.index == short_body for b in short_blocks]) == []
+
+
 def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
     body = "".join(f"<div class='text-block'><p>{COMMENTS[i % 2]} Paragraph {i}.</p></div>" for i in range(4))
     page = (f"<html><body><div id='menu'><a href='/a'>Home</a> <a href='/b'>World</a></div><div class='story'>{body}"

@@ -26,8 +26,8 @@ The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.
 6. **text**: method ``pipeline`` (the default) keeps the blocks the stacked block model passes
    (``models/stack/``, ``extraction_method`` "stack"; the SVM of papers 003/004 when no stacked
    model is shipped, "svm"), with the like siblings of kept blocks and the blocks inside a kept one,
-   less comment threads, trimmed by the paragraph denoiser; or routes list pages to the list
-   extractor ("list"); any other registered method
+   less comment threads and the unsure blocks outside the main region, trimmed by the paragraph
+   denoiser; or routes list pages to the list extractor ("list"); any other registered method
    runs instead when asked for. A step that fails flags the record (``<step>_failed``) and the
    page keeps the full text;
 7. **language** of the extracted text (py3langid; the declared one when the text is too short).
@@ -430,6 +430,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
                 count("blocks/siblings", decision.siblings)
             if decision.nested:
                 count("blocks/nested", decision.nested)
+            if decision.outside:
+                count("blocks/outside", decision.outside)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
                 record.flags.append("blocks_capped")
                 count("blocks/capped", decision.capped)

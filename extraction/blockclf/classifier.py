@@ -185,6 +185,7 @@ class BlockDecision:
     comments: int = 0  # kept blocks dropped as a comment thread (``comment_blocks``)
     siblings: int = 0  # blocks kept for their kept siblings (``sibling_blocks``)
     nested: int = 0  # blocks kept for lying inside a kept block, between its paragraphs (``nested_blocks``)
+    outside: int = 0  # kept blocks dropped outside the main region (``outside_main_region``)
 
     @property
     def text(self) -> str:
@@ -261,6 +262,42 @@ def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
                 and any(paragraph.line_start > last for paragraph in outer.paragraphs)):
             found.append(block.index)
     return found
+
+
+REGION_SURE = 0.8  # a block this probable is the page's content: the main region holds every such block
+REGION_UNSURE = 0.5  # a kept block outside the main region under this probability is dropped
+
+
+def outside_main_region(blocks: Sequence[Block], probabilities: npt.NDArray[np.float32],
+                        kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they lie outside the page's main region with a probability
+    under ``REGION_UNSURE``: sidebars, blogrolls and boxes of related links the model was unsure of, on a
+    page whose content it is sure of (readability's one top candidate, for the unsure blocks only).
+
+    The main block is the kept block with the most probable text (probability times characters outside
+    links). When it reaches ``REGION_SURE``, the main region is its nearest ancestor below ``<body>`` that
+    holds every kept block of at least ``REGION_SURE`` and at least one other kept block (the article's
+    container: headline, byline and body). A page without such an ancestor keeps its blocks, and so does a
+    block of an ancestor of the region (its text lies around the region: a page's text straight in ``<body>``).
+    """
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if len(rows) < 2:
+        return []
+    main = max(rows, key=lambda i: float(probabilities[i]) * (blocks[i].chars - blocks[i].link_chars))
+    if probabilities[main] < REGION_SURE:
+        return []
+    # Each kept block's element with its ancestors (elements as keys: lxml keeps their proxies alive).
+    lineage = {i: {blocks[i].element, *blocks[i].element.iterancestors()} for i in rows}
+    sure = [i for i in rows if probabilities[i] >= REGION_SURE]
+    for node in blocks[main].element.iterancestors():
+        if node.tag in ("body", "html"):
+            return []
+        inside = [i for i in rows if node in lineage[i]]
+        if len(inside) >= 2 and all(node in lineage[i] for i in sure):
+            around = set(node.iterancestors())  # a block of these has its text around the region, not beside it
+            return [i for i in rows if node not in lineage[i] and blocks[i].element not in around
+                    and probabilities[i] < REGION_UNSURE]
+    return []
 
 
 def _sibling_key(block: Block) -> tuple[Any, str, str]:
@@ -418,6 +455,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
             if kept[i]:
                 kept[i] = False
                 decision.comments += 1
+    if decider is models.stack:
+        for i in outside_main_region(blocks, probabilities, kept):
+            kept[i] = False
+            decision.outside += 1
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows

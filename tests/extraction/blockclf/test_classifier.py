@@ -504,6 +504,56 @@ def test_a_dropped_block_between_the_paragraphs_of_a_kept_one_is_kept() -> None:
     assert classifier.nested_blocks(short_blocks, [b.index == short_body for b in short_blocks]) == []
 
 
+def test_unsure_blocks_outside_the_main_region_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A blog post (headline and body in one container) beside a blogroll and a box of recent posts, on a
+    # page typed list: the stacked model keeps the sidebars at a low threshold (Dragnet R263, Typepad).
+    page = ("<html><body><div id='side'><ul class='blogroll'><li><a href='/a'>A friend's blog</a></li></ul>"
+            "<div class='recent'><p>Recent posts: notes from the week.</p></div></div>"
+            "<div id='post'><h2 class='title'>On bosses</h2><div class='entry-body'><p>I spent the morning "
+            "reading the mail that came in while I was away.</p></div></div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    index = {str(b.element.get("class") or b.element.get("id")): b.index for b in blocks}
+    body, title, roll, recent = index["entry-body"], index["post"], index["blogroll"], index["recent"]
+    kept = [True] * len(blocks)
+
+    def probabilities(**given: float) -> np.ndarray:
+        values = np.full(len(blocks), 0.3, dtype=np.float32)
+        for name, value in given.items():
+            values[index[name.replace("_", "-")]] = value
+        return values
+
+    # The body is sure (0.95): the region is the post's <div> (the headline's block, and the body); the unsure
+    # sidebars go.
+    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95), kept) == sorted([roll, recent])
+    # A sidebar the model is sure enough of (0.6) stays; so does the headline inside the region, however unsure.
+    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.6), kept) == [roll]
+    assert title not in classifier.outside_main_region(blocks, probabilities(entry_body=0.95, post=0.1), kept)
+    # No sure main block, or a sure block in the sidebar too (the region would be <body>): nothing is dropped.
+    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.7), kept) == []
+    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.9), kept) == []
+    # Blocks not kept are not the rule's to drop.
+    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95),
+                                          [b.index in (body, title) for b in blocks]) == []
+    assert body not in classifier.outside_main_region(blocks, probabilities(entry_body=0.95), kept)
+    # A block of an ancestor of the region (text straight in <body>, around the post) is not beside it: it stays.
+    around = page.replace("<body>", "<body>Notes straight in the body, around the post.")
+    around_blocks = page_blocks(parse_html(around))
+    body_block = next(b.index for b in around_blocks if b.element.tag == "body")
+    around_scores = np.full(len(around_blocks), 0.3, dtype=np.float32)
+    around_scores[next(b.index for b in around_blocks if b.element.get("class") == "entry-body")] = 0.95
+    dropped = classifier.outside_main_region(around_blocks, around_scores, [True] * len(around_blocks))
+    assert body_block not in dropped and len(dropped) == 2
+    # In classify, after the model's decision (every block over a 0.25 threshold): counted, the post's text left.
+    models = classifier.shared_models()
+    assert models.stack is not None
+    low = replace(models, stack=replace(models.stack, type_thresholds=(0.25, 0.25, 0.25)))
+    scores = probabilities(entry_body=0.95)
+    monkeypatch.setattr(classifier._StackModel, "content_probability", lambda self, rows: scores)
+    decision = classify(parse_html(page), low, page_probabilities=[0.1, 0.8, 0.1], trim=False)
+    assert decision.outside == 2 and decision.text == "On bosses\nI spent the morning reading the mail that came " \
+        "in while I was away."
+
+
 def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
     body = "".join(f"<div class='text-block'><p>{COMMENTS[i % 2]} Paragraph {i}.</p></div>" for i in range(4))
     page = (f"<html><body><div id='menu'><a href='/a'>Home</a> <a href='/b'>World</a></div><div class='story'>{body}"

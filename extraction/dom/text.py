@@ -6,11 +6,13 @@ import re
 
 from lxml import etree, html
 
-# Elements whose content is never shown to a reader.
+# Elements whose content is never shown to a reader, or shown only as an annotation beside the text:
+# ruby's readings (<rt>, the furigana of a Japanese page, a Chinese page's pinyin) and <rp>, the
+# parentheses around them for browsers without ruby. "子<rt>こ</rt>ども" reads 子ども, as a reader reads it.
 INVISIBLE_TAGS = frozenset(
     {"script", "style", "noscript", "template", "head", "title", "meta", "link", "svg",
      "iframe", "object", "embed", "canvas", "select", "option", "datalist", "input", "button",
-     "textarea"}
+     "textarea", "rt", "rp"}
 )
 # Elements that start a new line when rendered (CSS display: block and friends).
 BLOCK_TAGS = frozenset(

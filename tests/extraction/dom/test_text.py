@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+from extraction.dom.blocks import page_blocks
 from extraction.dom.html import declared_lang, page_title, parse_html, title_text
 from extraction.dom.lang import script_language
 from extraction.dom.text import visible_text
@@ -13,6 +14,15 @@ def test_visible_text_keeps_blocks_and_drops_invisible() -> None:
         "<div hidden>gone</div><noscript>enable js</noscript><p>last</p></body></html>"
     )
     assert visible_text(root) == "Hello world again\nPara end\nlast"
+
+
+def test_ruby_readings_are_not_text() -> None:
+    # NHK's easy news: every kanji word with its furigana; the text is the words, once.
+    page = ("<body><p><ruby>子<rt>こ</rt></ruby>どもへの<ruby>虐待<rp>(</rp><rt>ぎゃくたい</rt><rp>)</rp></ruby>を"
+            "なくす<ruby>法律<rt>ほうりつ</rt></ruby></p></body>")
+    assert visible_text(parse_html(page)) == "子どもへの虐待をなくす法律"
+    (block,) = page_blocks(parse_html(page))
+    assert block.text == "子どもへの虐待をなくす法律"
 
 
 def test_tail_of_hidden_element_is_kept() -> None:

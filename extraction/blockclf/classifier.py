@@ -255,11 +255,10 @@ def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
             continue
         outer = next((kept_elements[node] for node in block.element.iterancestors() if node in kept_elements),
                      None)
-        if outer is None:
-            continue
-        first, last = block.paragraphs[0].line_start, block.paragraphs[-1].line_end
-        if (any(paragraph.line_end < first for paragraph in outer.paragraphs)
-                and any(paragraph.line_start > last for paragraph in outer.paragraphs)):
+        # A block's paragraphs are in document order: its first line and its last are its ends.
+        if (outer is not None and outer.paragraphs
+                and outer.paragraphs[0].line_end < block.paragraphs[0].line_start
+                and outer.paragraphs[-1].line_start > block.paragraphs[-1].line_end):
             found.append(block.index)
     return found
 
@@ -416,8 +415,13 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     have one and ``stack`` is on (the ``svm`` method turns it off); ``page_probabilities`` are the
     page-type model's (article, list, other) it reads; they decide the page's type, and with it the
     stacked model's threshold, unless ``page_type`` says otherwise (the crawl's site evidence).
-    ``siblings``: the stacked model's decision gains the like siblings (``sibling_blocks``) and the
-    blocks inside (``nested_blocks``) of the blocks it kept.
+
+    After the model, in order: the stacked model's decision gains the like siblings
+    (``sibling_blocks``) and the blocks inside (``nested_blocks``) of the blocks it kept, unless
+    ``siblings`` is off; comment threads are dropped (``comment_blocks``, unless ``drop_comments`` is
+    off); the stacked model's unsure blocks outside the main region are dropped
+    (``outside_main_region``); a page left with no block keeps its most probable one outside the
+    threads (``fallback``).
     """
     models = models or shared_models()
     blocks = page_blocks(root) if blocks is None else blocks

@@ -214,7 +214,7 @@ _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pi
 _COMMENT_ITEM_RE = re.compile(r"(?<![a-z])comment(?![a-z])", re.I)
 
 
-SIBLING_MAX_LINK_DENSITY = 0.2
+SIBLING_MAX_LINK_DENSITY = 0.2  # a block pulled in by its kept siblings, or from inside a kept block, is not links
 
 
 def sibling_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
@@ -291,8 +291,7 @@ def outside_main_region(blocks: Sequence[Block], probabilities: npt.NDArray[np.f
     for node in blocks[main].element.iterancestors():
         if node.tag in ("body", "html"):
             return []
-        inside = [i for i in rows if node in lineage[i]]
-        if len(inside) >= 2 and all(node in lineage[i] for i in sure):
+        if sum(node in lineage[i] for i in rows) >= 2 and all(node in lineage[i] for i in sure):
             around = set(node.iterancestors())  # a block of these has its text around the region, not beside it
             return [i for i in rows if node not in lineage[i] and blocks[i].element not in around
                     and probabilities[i] < REGION_UNSURE]
@@ -441,9 +440,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     kept = [False] * len(blocks)
     for i in rows:
         kept[i] = bool(probabilities[i] >= threshold)
+    stacked = decider is models.stack
     decision = BlockDecision(blocks, probabilities, kept, capped=len(blocks) - len(scored),
-                             model=STACK_NAME if decider is models.stack else NAME)
-    if siblings and decider is models.stack:  # both read the model's own decision
+                             model=STACK_NAME if stacked else NAME)
+    if siblings and stacked:  # both read the model's own decision
         like, inside = sibling_blocks(blocks, kept), nested_blocks(blocks, kept)
         for i in like:
             kept[i] = True
@@ -452,14 +452,13 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
             if not kept[i]:
                 kept[i] = True
                 decision.nested += 1
-    in_threads: set[int] = set()
-    if drop_comments:  # on every page type: the main-block guard keeps a forum's own thread
-        in_threads.update(comment_blocks(blocks))
-        for i in in_threads:
-            if kept[i]:
-                kept[i] = False
-                decision.comments += 1
-    if decider is models.stack:
+    # On every page type: the main-block guard keeps a forum's own thread.
+    in_threads = set(comment_blocks(blocks)) if drop_comments else set()
+    for i in in_threads:
+        if kept[i]:
+            kept[i] = False
+            decision.comments += 1
+    if stacked:
         for i in outside_main_region(blocks, probabilities, kept):
             kept[i] = False
             decision.outside += 1

@@ -432,6 +432,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
                 count("blocks/nested", decision.nested)
             if decision.outside:
                 count("blocks/outside", decision.outside)
+            if decision.after_body:
+                count("blocks/after_body", decision.after_body)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
                 record.flags.append("blocks_capped")
                 count("blocks/capped", decision.capped)

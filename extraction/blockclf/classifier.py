@@ -186,6 +186,7 @@ class BlockDecision:
     siblings: int = 0  # blocks kept for their kept siblings (``sibling_blocks``)
     nested: int = 0  # blocks kept for lying inside a kept block, between its paragraphs (``nested_blocks``)
     outside: int = 0  # kept blocks dropped outside the main region (``outside_main_region``)
+    after_body: int = 0  # kept blocks dropped after the page's declared article body (``after_article_body``)
 
     @property
     def text(self) -> str:
@@ -296,6 +297,61 @@ def outside_main_region(blocks: Sequence[Block], probabilities: npt.NDArray[np.f
             return [i for i in rows if node not in lineage[i] and blocks[i].element not in around
                     and probabilities[i] < REGION_UNSURE]
     return []
+
+
+# The page's own mark on its article's body: schema.org's itemprop="articleBody", or a class or id token that
+# CMSs give it (WordPress's entry-content, Blogger's post-body, td-post-content, article__body, ...; the names
+# trafilatura's BODY_XPATH reads first).
+_ARTICLE_BODY_RE = re.compile(
+    r"(?:^|\s)(?:(?:entry|post|article|story|td-post|single-post|blog-post|news)[-_]?(?:content|body|text|inner)"
+    r"|article__(?:body|content)|articlebody|body-text|post[-_]?entry|text-content|storycontent)(?:\s|$)", re.I)
+ARTICLE_BODY_MIN_CHARS = 200  # kept characters outside links inside the declared body: less is a teaser's
+_BODY_TAGS = frozenset({"article", "div", "main", "section"})
+
+
+def _declares_body(element: html.HtmlElement) -> bool:
+    """Return whether ``element`` is marked as an article's body (``_ARTICLE_BODY_RE``, ``itemprop``)."""
+    return element.tag in _BODY_TAGS and (
+        element.get("itemprop") == "articleBody"
+        or _ARTICLE_BODY_RE.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None)
+
+
+def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.float32],
+                       kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they come after the page's declared article body with a
+    probability under ``REGION_UNSURE``: the author box, share lines, related posts and sidebars a CMS prints
+    after the post, which the model was unsure of. The headline and lead above the body stay (news sites
+    print them there), and so does everything inside it.
+
+    The declared body is the outermost ``<article>``, ``<div>``, ``<main>`` or ``<section>`` around kept
+    blocks with ``itemprop="articleBody"`` or a class or id token of ``_ARTICLE_BODY_RE``. A page with
+    several such elements apart (a blog's index of posts) has none, and a body whose kept blocks hold under
+    ``ARTICLE_BODY_MIN_CHARS`` characters outside links is not trusted. Only the kept blocks' ancestors are
+    read (a few dozen elements, not the page's every ``<div>``).
+    """
+    rows = [i for i, keep in enumerate(kept) if keep]
+    outer: dict[html.HtmlElement, html.HtmlElement | None] = {}  # element -> its outermost marked ancestor-or-self
+    for i in rows:
+        chain = []
+        node: html.HtmlElement | None = blocks[i].element
+        while node is not None and node not in outer:
+            chain.append(node)
+            node = node.getparent()
+        found = outer[node] if node is not None else None
+        for node in reversed(chain):  # from the top down: an outer mark wins
+            if found is None and _declares_body(node):
+                found = node
+            outer[node] = found
+    bodies = {outer[blocks[i].element] for i in rows} - {None}
+    if len(bodies) != 1:
+        return []
+    body = bodies.pop()
+    inside = [i for i in rows if outer[blocks[i].element] is body]
+    if sum(blocks[i].chars - blocks[i].link_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
+        return []
+    # Blocks are in document order of their elements: a kept block outside the body and after a block inside
+    # it comes after the body (an ancestor of the body comes before it).
+    return [i for i in rows if i > inside[-1] and probabilities[i] < REGION_UNSURE]
 
 
 def _sibling_key(block: Block) -> tuple[Any, str, str]:
@@ -419,7 +475,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     (``sibling_blocks``) and the blocks inside (``nested_blocks``) of the blocks it kept, unless
     ``siblings`` is off; comment threads are dropped (``comment_blocks``, unless ``drop_comments`` is
     off); the stacked model's unsure blocks outside the main region are dropped
-    (``outside_main_region``); a page left with no block keeps its most probable one outside the
+    (``outside_main_region``), and so are those after the page's declared article body
+    (``after_article_body``); a page left with no block keeps its most probable one outside the
     threads (``fallback``).
     """
     models = models or shared_models()
@@ -462,6 +519,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in outside_main_region(blocks, probabilities, kept):
             kept[i] = False
             decision.outside += 1
+        for i in after_article_body(blocks, probabilities, kept):
+            kept[i] = False
+            decision.after_body += 1
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows

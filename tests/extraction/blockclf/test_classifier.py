@@ -554,6 +554,55 @@ def test_unsure_blocks_outside_the_main_region_are_dropped(monkeypatch: pytest.M
         "in while I was away."
 
 
+def test_unsure_blocks_after_the_declared_article_body_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A news page: headline and lead above the CMS's declared body, an author box and related posts after it.
+    lead = "<p class='lead'>The council voted on Tuesday to close the old bridge for a year of repairs.</p>"
+    body = ("<div class='post entry-content clearfix'><p>The bridge, built in 1931, carries twelve thousand cars a "
+            "day. Engineers found cracks in two of its piers in the spring, and the council asked for a full "
+            "survey.</p><p>Traffic will go by the ring road while the work lasts, the mayor said, and buses will "
+            "run every ten minutes between the two banks.</p></div>")
+    after = ("<div class='author'><p>Jane Doe writes about the city for the paper.</p></div>"
+             "<div class='related'><p>Read also: the ring road's new lanes open next week.</p></div>")
+    page = f"<html><body><h1 class='headline'>Old bridge to close</h1>{lead}{body}{after}</body></html>"
+
+    def dropped(html_text: str, kept_only: tuple[str, ...] = (), **given: float) -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        names = [str(b.element.get("class") or b.element.tag).split()[-1] for b in blocks]
+        values = np.array([given.get(name, 0.3) for name in names], dtype=np.float32)
+        kept = [not kept_only or name in kept_only for name in names]
+        return [names[i] for i in classifier.after_article_body(blocks, values, kept)]
+
+    # The author box and the related posts go; the headline and the lead before the body stay.
+    assert dropped(page) == ["author", "related"]
+    # A block after the body the model is sure enough of stays; so do blocks not kept.
+    assert dropped(page, author=0.6) == ["related"]
+    assert dropped(page, kept_only=("clearfix", "headline")) == []
+    # Nested marks (Blogger's post-body around its post-content) are one body.
+    nested = page.replace(body, f"<div class='post-body'>{body}</div>")
+    assert dropped(nested) == ["author", "related"]
+    # No declared body: nothing is dropped, nor when a class only contains the words (entry-content-wrapper), when
+    # the body holds a teaser's text only, or when the page has several bodies apart (a blog's index of posts).
+    assert dropped(page.replace("entry-content", "story")) == []
+    assert dropped(page.replace("entry-content", "entry-content-wrapper")) == []
+    assert dropped(page.replace(body, "<div class='entry-content'><p>The bridge closes.</p></div>")) == []
+    assert dropped(page.replace(after, body.replace("1931", "1932") + after)) == []
+    # itemprop="articleBody" declares it too.
+    assert dropped(page.replace("class='post entry-content clearfix'", "itemprop='articleBody'")) == [
+        "author", "related"]
+    # In classify, after the model's decision (every block over a 0.25 threshold): counted, the article left.
+    models = classifier.shared_models()
+    assert models.stack is not None
+    low = replace(models, stack=replace(models.stack, type_thresholds=(0.25, 0.25, 0.25)))
+    blocks = page_blocks(parse_html(page))
+    scores = np.array([0.6 if "entry-content" in (b.element.get("class") or "") else 0.3 for b in blocks],
+                      dtype=np.float32)
+    monkeypatch.setattr(classifier._StackModel, "content_probability", lambda self, rows: scores)
+    decision = classify(parse_html(page), low, page_probabilities=[0.8, 0.1, 0.1], trim=False)
+    assert decision.after_body == 2
+    assert decision.text.startswith("Old bridge to close\nThe council voted") and "Jane Doe" not in decision.text
+    assert decision.text.endswith("between the two banks.")
+
+
 def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
     body = "".join(f"<div class='text-block'><p>{COMMENTS[i % 2]} Paragraph {i}.</p></div>" for i in range(4))
     page = (f"<html><body><div id='menu'><a href='/a'>Home</a> <a href='/b'>World</a></div><div class='story'>{body}"

@@ -26,10 +26,10 @@ The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.
 6. **text**: method ``pipeline`` (the default) keeps the blocks the stacked block model passes
    (``models/stack/``, ``extraction_method`` "stack"; the SVM of papers 003/004 when no stacked
    model is shipped, "svm"), with the like siblings of kept blocks and the blocks inside a kept one,
-   less comment threads and the unsure blocks outside the main region, trimmed by the paragraph
-   denoiser; or routes list pages to the list extractor ("list"); any other registered method
-   runs instead when asked for. A step that fails flags the record (``<step>_failed``) and the
-   page keeps the full text;
+   less comment threads and the unsure blocks outside the main region or after the page's declared
+   article body, trimmed by the paragraph denoiser; or routes list pages to the list extractor
+   ("list"); any other registered method runs instead when asked for. A step that fails flags the
+   record (``<step>_failed``) and the page keeps the full text;
 7. **language** of the extracted text (py3langid; the declared one when the text is too short).
 
 Each event is counted through ``context.count(key, n)`` (the crawl's stats; keys are

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -330,23 +330,23 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
     read (a few dozen elements, not the page's every ``<div>``).
     """
     rows = [i for i, keep in enumerate(kept) if keep]
-    outer: dict[html.HtmlElement, html.HtmlElement | None] = {}  # element -> its outermost marked ancestor-or-self
-    for i in rows:
-        chain = []
-        node: html.HtmlElement | None = blocks[i].element
-        while node is not None and node not in outer:
-            chain.append(node)
-            node = node.getparent()
-        found = outer[node] if node is not None else None
-        for node in reversed(chain):  # from the top down: an outer mark wins
-            if found is None and _declares_body(node):
-                found = node
-            outer[node] = found
-    bodies = {outer[blocks[i].element] for i in rows} - {None}
+    marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
+
+    def outermost(element: html.HtmlElement) -> html.HtmlElement | None:
+        found = None
+        node = _named_ancestor(element, marked, _declares_body)
+        while node is not None:  # a mark further up wins
+            found = node
+            parent = node.getparent()
+            node = _named_ancestor(parent, marked, _declares_body) if parent is not None else None
+        return found
+
+    outer = [outermost(blocks[i].element) for i in rows]  # per kept block, its outermost marked ancestor
+    bodies = set(outer) - {None}
     if len(bodies) != 1:
         return []
     body = bodies.pop()
-    inside = [i for i in rows if outer[blocks[i].element] is body]
+    inside = [i for i, found in zip(rows, outer, strict=True) if found is body]
     if sum(blocks[i].chars - blocks[i].link_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
         return []
     # Blocks are in document order of their elements: a kept block outside the body and after a block inside
@@ -419,9 +419,10 @@ def _comment_items(element: html.HtmlElement) -> int:
 
 
 def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, html.HtmlElement | None],
-                    ) -> html.HtmlElement | None:
-    """Return the nearest ancestor-or-self of ``element`` whose class or id names a comment thread
-    (memoised in ``named``; iterative, so deep pages are fine)."""
+                    names: Callable[[html.HtmlElement], bool] = _names_comment) -> html.HtmlElement | None:
+    """Return the nearest ancestor-or-self of ``element`` that ``names`` accepts (by default: whose class or
+    id names a comment thread; memoised in ``named``, one memo per ``names``; iterative, so deep pages are
+    fine)."""
     chain = []
     node: html.HtmlElement | None = element
     result = None
@@ -430,7 +431,7 @@ def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, htm
             result = named[node]
             break
         chain.append(node)
-        if _names_comment(node):
+        if names(node):
             result = node
             break
         node = node.getparent()

@@ -434,6 +434,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
                 count("blocks/outside", decision.outside)
             if decision.after_body:
                 count("blocks/after_body", decision.after_body)
+            if decision.link_tail:
+                count("blocks/link_tail", decision.link_tail)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
                 record.flags.append("blocks_capped")
                 count("blocks/capped", decision.capped)

@@ -44,7 +44,7 @@ from extraction.blockclf.features import (
     block_features,
     paragraph_features,
 )
-from extraction.dom.blocks import Block, blocks_text, page_blocks
+from extraction.dom.blocks import Block, Paragraph, blocks_text, page_blocks
 from extraction.dom.html import page_title
 from extraction.methods import Extraction, register
 from extraction.onnx import META_FILE, ModelError, meta_version, read_meta, session, shared
@@ -100,13 +100,19 @@ class _StackModel(_Model):
     def threshold_for(self, page_probabilities: Sequence[float] | None, page_type: str | None = None) -> float:
         """Return the threshold of a page with these page-type probabilities (article, list, other), or of
         ``page_type`` when the caller decided it otherwise (the crawl's site evidence)."""
-        if self.type_thresholds is None:
+        decided = self.page_type(page_probabilities, page_type)
+        if self.type_thresholds is None or decided is None:
             return self.threshold
+        return self.type_thresholds[CLASSES.index(decided)]
+
+    def page_type(self, page_probabilities: Sequence[float] | None, page_type: str | None = None) -> str | None:
+        """Return the page's type: ``page_type`` when the caller decided it, else what the probabilities decide
+        with ``type_margin``; None for a page with neither."""
         if page_type in CLASSES:
-            return self.type_thresholds[CLASSES.index(page_type)]
+            return page_type
         if page_probabilities is None:
-            return self.threshold
-        return self.type_thresholds[decide(page_probabilities, self.type_margin)]
+            return None
+        return CLASSES[decide(page_probabilities, self.type_margin)]
 
 
 @dataclass(frozen=True)
@@ -187,6 +193,7 @@ class BlockDecision:
     nested: int = 0  # blocks kept for lying inside a kept block, between its paragraphs (``nested_blocks``)
     outside: int = 0  # kept blocks dropped outside the main region (``outside_main_region``)
     after_body: int = 0  # kept blocks dropped after the page's declared article body (``after_article_body``)
+    link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
     @property
     def text(self) -> str:
@@ -450,6 +457,28 @@ def trim_ends(probabilities: np.ndarray, threshold: float) -> list[bool]:
     return [first <= i <= last for i in range(len(flags))]
 
 
+LINK_TAIL_DENSITY = 0.8  # a kept block's last lines with this share of their characters in links are a link tail
+
+
+def trim_link_tail(paragraphs: Sequence[Paragraph], flags: list[bool]) -> list[bool]:
+    """Return ``flags`` without the block's trailing run of link lines: the last kept paragraphs with at least
+    ``LINK_TAIL_DENSITY`` of their characters in links ("Read also: <headline>", "More on this topic", a
+    tag list), which the block model, reading the block whole, kept with the text above them. A tail is
+    shorter than the kept text above it: a block that is mostly link lines (a table of contents, cards that
+    are links) stays whole, and so does its first kept paragraph."""
+    kept = [i for i, flag in enumerate(flags) if flag]
+    tail: list[int] = []
+    for i in reversed(kept[1:]):
+        paragraph = paragraphs[i]
+        if not paragraph.chars or paragraph.link_chars < LINK_TAIL_DENSITY * paragraph.chars:
+            break
+        tail.append(i)
+    above = sum(paragraphs[i].chars for i in kept) - sum(paragraphs[i].chars for i in tail)
+    if not tail or sum(paragraphs[i].chars for i in tail) >= above:
+        return list(flags)
+    return [flag and i not in tail for i, flag in enumerate(flags)]
+
+
 def scored_blocks(blocks: Sequence[Block], limit: int = MAX_BLOCKS) -> npt.NDArray[np.intp]:
     """Return the indices, ascending, of the blocks to score: all of them when there are at most
     ``limit``, else the ``limit`` with the most characters outside links (ties: earlier first)."""
@@ -528,6 +557,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         candidates = [i for i in rows if i not in in_threads] or rows
         kept[max(candidates, key=lambda i: probabilities[i])] = True
         decision.fallback = True
+    # A list page's entries are link lines: the link tail is trimmed on the other pages the stacked model decides.
+    link_tail = stacked and models.stack is not None and models.stack.page_type(page_probabilities, page_type) != "list"
     chosen = [block for block, keep in zip(blocks, kept, strict=True)
               if trim and keep and len(block.paragraphs) > 1]
     if chosen:  # one model call for every paragraph of the page
@@ -536,7 +567,12 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
                                          np.cumsum([len(block.paragraphs) for block in chosen])[:-1]))
     for block, keep in zip(blocks, kept, strict=True):
         if trim and keep and len(block.paragraphs) > 1:
-            decision.paragraphs.append(trim_ends(next(probabilities_of), models.paragraphs.threshold))
+            flags = trim_ends(next(probabilities_of), models.paragraphs.threshold)
+            if link_tail:
+                trimmed = trim_link_tail(block.paragraphs, flags)
+                decision.link_tail += sum(flags) - sum(trimmed)
+                flags = trimmed
+            decision.paragraphs.append(flags)
         else:
             decision.paragraphs.append([True] * len(block.paragraphs))
     return decision

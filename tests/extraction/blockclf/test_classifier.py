@@ -603,6 +603,50 @@ def test_unsure_blocks_after_the_declared_article_body_are_dropped(monkeypatch: 
     assert decision.text.endswith("between the two banks.")
 
 
+def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An article's body block ending in "read also" and tag lines, and a link line in its middle.
+    body = ("<div class='story'><p>The council voted on Tuesday to close the old bridge for a year of repairs, after "
+            "engineers found cracks in two of its piers.</p><p>See <a href='/a'>the engineers' report</a> for the "
+            "survey.</p><p>Traffic will go by the ring road while the work lasts, the mayor said.</p>"
+            "<p><a href='/b'>Read also: the ring road's new lanes open next week</a></p>"
+            "<p>Tags: <a href='/t1'>bridge</a> <a href='/t2'>council</a></p></div>")
+    page = f"<html><body><h1>Old bridge to close</h1>{body}</body></html>"
+    block = next(b for b in page_blocks(parse_html(page)) if b.element.get("class") == "story")
+    texts = [paragraph.text for paragraph in block.paragraphs]
+    assert len(texts) == 5 and texts[3].startswith("Read also") and texts[4].startswith("Tags")
+
+    def trimmed(flags: list[bool]) -> list[str]:
+        return [t for t, keep in zip(texts, classifier.trim_link_tail(block.paragraphs, flags), strict=True) if keep]
+
+    # The tail's link lines go (the tag line is 45% links: under LINK_TAIL_DENSITY, so it ends the run and the
+    # read-also line above it stays); the middle line with a link stays.
+    assert trimmed([True] * 5) == texts
+    assert trimmed([True, True, True, True, False]) == texts[:3]
+    # A link line kept alone, or first, stays: the block was judged content.
+    assert trimmed([False, False, False, True, False]) == [texts[3]]
+    assert trimmed([False, False, True, True, False]) == [texts[2]]
+    # A tail as long as the text above it is no tail: a block of mostly link lines (a table of contents) stays.
+    assert trimmed([False, True, False, True, False]) == [texts[1], texts[3]]
+    # In classify: trimmed on an article page, not on a list page (its entries are link lines), decided by the
+    # page-type probabilities or given by the caller (the crawl's site evidence).
+    listing = page.replace("<p>Tags: <a href='/t1'>bridge</a> <a href='/t2'>council</a></p>", "")
+    models = classifier.shared_models()
+    assert models.stack is not None
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
+    monkeypatch.setattr(classifier, "trim_ends", lambda probabilities, threshold: [True] * len(probabilities))
+    decision = classify(parse_html(listing), models, page_probabilities=[0.9, 0.05, 0.05])
+    assert decision.text.endswith("the mayor said.") and "Read also" not in decision.text
+    assert decision.link_tail == 1
+    for probabilities, page_type in (([0.05, 0.9, 0.05], None), ([0.9, 0.05, 0.05], "list")):
+        text = classify(parse_html(listing), models, page_probabilities=probabilities, page_type=page_type).text
+        assert text.endswith("Read also: the ring road's new lanes open next week")
+    # The SVM alone (paper 003's flow, the svm method) trims ends by its paragraph model only.
+    monkeypatch.setattr(classifier._Model, "content_probability",
+                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
+    assert "Read also" in classify(parse_html(listing), models, stack=False).text
+
+
 def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
     body = "".join(f"<div class='text-block'><p>{COMMENTS[i % 2]} Paragraph {i}.</p></div>" for i in range(4))
     page = (f"<html><body><div id='menu'><a href='/a'>Home</a> <a href='/b'>World</a></div><div class='story'>{body}"

@@ -27,7 +27,8 @@ The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.
    (``models/stack/``, ``extraction_method`` "stack"; the SVM of papers 003/004 when no stacked
    model is shipped, "svm"), with the like siblings of kept blocks and the blocks inside a kept one,
    less comment threads and the unsure blocks outside the main region or after the page's declared
-   article body, trimmed by the paragraph denoiser; or routes list pages to the list extractor
+   article body, trimmed by the paragraph denoiser and, on pages not typed list, of a kept block's
+   trailing link lines; or routes list pages to the list extractor
    ("list"); any other registered method runs instead when asked for. A step that fails flags the
    record (``<step>_failed``) and the page keeps the full text;
 7. **language** of the extracted text (py3langid; the declared one when the text is too short).

@@ -467,14 +467,14 @@ def trim_link_tail(paragraphs: Sequence[Paragraph], flags: list[bool]) -> list[b
     shorter than the kept text above it: a block that is mostly link lines (a table of contents, cards that
     are links) stays whole, and so does its first kept paragraph."""
     kept = [i for i, flag in enumerate(flags) if flag]
-    tail: list[int] = []
+    tail: set[int] = set()
     for i in reversed(kept[1:]):
         paragraph = paragraphs[i]
         if not paragraph.chars or paragraph.link_chars < LINK_TAIL_DENSITY * paragraph.chars:
             break
-        tail.append(i)
-    above = sum(paragraphs[i].chars for i in kept) - sum(paragraphs[i].chars for i in tail)
-    if not tail or sum(paragraphs[i].chars for i in tail) >= above:
+        tail.add(i)
+    tail_chars = sum(paragraphs[i].chars for i in tail)
+    if not tail or tail_chars >= sum(paragraphs[i].chars for i in kept) - tail_chars:
         return list(flags)
     return [flag and i not in tail for i, flag in enumerate(flags)]
 
@@ -507,7 +507,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     off); the stacked model's unsure blocks outside the main region are dropped
     (``outside_main_region``), and so are those after the page's declared article body
     (``after_article_body``); a page left with no block keeps its most probable one outside the
-    threads (``fallback``).
+    threads (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
+    ``trim`` is off) and, on pages the stacked model's input does not type list, a kept block's trailing
+    link lines go (``trim_link_tail``).
     """
     models = models or shared_models()
     blocks = page_blocks(root) if blocks is None else blocks

@@ -17,7 +17,7 @@ from demo import build_sites
 from evaluation.metrics import shingle_counts
 from extraction.blockclf import classifier
 from extraction.blockclf.classifier import shared_models as shared_block_models
-from extraction.blockclf.classifier import trim_ends
+from extraction.blockclf.rules import trim_ends
 from extraction.dom.html import parse_html
 from extraction.dom.text import visible_text
 from extraction.methods import extract_tree

@@ -17,7 +17,7 @@ import onnxruntime as ort
 import pytest
 
 from evaluation.folds import HELD_OUT_FOLD, TRAIN_DATASETS
-from extraction.blockclf import classifier
+from extraction.blockclf import classifier, rules
 from extraction.blockclf.classifier import MODELS_DIR, BlockModels, classify, scored_blocks
 from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES, block_features
 from extraction.dom.blocks import page_blocks
@@ -385,7 +385,7 @@ def test_the_stack_keeps_blocks_by_the_threshold_of_the_page_type_its_input_deci
 def test_comment_thread_after_an_article_is_dropped() -> None:
     root = parse_html(_page_with_comments())
     blocks = page_blocks(root)
-    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
     assert all(comment in found for comment in COMMENTS) and "forty teachers" not in found
     article = classify(root, blocks=blocks, page_probabilities=[0.9, 0.05, 0.05])
     assert "forty teachers" in article.text and not any(text in article.text for text in COMMENTS)
@@ -399,7 +399,7 @@ def test_the_fallback_block_is_not_in_a_comment_thread(monkeypatch: pytest.Monke
     # thread, Dragnet R727): the fallback keeps the page's best block outside the thread, not a comment.
     root = parse_html(_page_with_comments())
     blocks = page_blocks(root)
-    thread = set(classifier.comment_blocks(blocks))
+    thread = set(rules.comment_blocks(blocks))
     assert thread and len(thread) < len(blocks)
     models = classifier.shared_models()
     assert models.stack is not None
@@ -438,12 +438,12 @@ def test_a_thread_in_one_block_longer_than_the_article_is_still_a_thread() -> No
             "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
             f"</div></div><div id='comments'><ol>{items}</ol></div></body></html>")
     blocks = page_blocks(parse_html(page))
-    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
     assert all(comment in found for comment in COMMENTS) and "river fish" not in found
     # The same thread without comment-named items is, by length, the main block: left to the model.
     plain = page.replace("class='comment c", "class='note c").replace("comment-author", "note-author")
     plain_blocks = page_blocks(parse_html(plain))
-    assert classifier.comment_blocks(plain_blocks) == []
+    assert rules.comment_blocks(plain_blocks) == []
 
 
 def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article() -> None:
@@ -457,20 +457,20 @@ def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article(
             "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
             f"</div></div><div id='comments'><dl id='comment_list'>{items}</dl></div></body></html>")
     blocks = page_blocks(parse_html(page))
-    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
     assert long_comment in found and all(comment in found for comment in COMMENTS) and "river fish" not in found
     # Items not named as single comments (only their ids, on other elements; or named after a state of the
     # comments, "has-comments"): by length, the longest block is then the main one, left to the model.
     for changed in (page.replace("class='comment depth-1'", "class='note'").replace("class='comment'", ""),
                     page.replace("class='comment", "class='has-comments").replace("id='comment-", "id='note-")):
         blocks = page_blocks(parse_html(changed))
-        assert long_comment not in "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+        assert long_comment not in "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
 
 
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
     root = parse_html(_page_with_comments("<div id='story' class='post has-comments'>"))
     blocks = page_blocks(root)
-    found = "\n".join(blocks[i].text for i in classifier.comment_blocks(blocks))
+    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
     assert all(comment in found for comment in COMMENTS)
     assert "forty teachers" not in found and "six-hour debate" not in found
 
@@ -489,19 +489,19 @@ def test_a_dropped_block_between_the_paragraphs_of_a_kept_one_is_kept() -> None:
     kept = [b.index == body for b in blocks]
     # The list of questions lies between the body's paragraphs; the link list too, but it is links; the
     # box after the article is not inside it.
-    assert classifier.nested_blocks(blocks, kept) == [by_tag["ol"]]
+    assert rules.nested_blocks(blocks, kept) == [by_tag["ol"]]
     # Inside the kept block but after its last paragraph: not between them.
     only_first = page.replace("Und die Antworten folgen.", "").replace("Das Ende.", "")
     first_blocks = page_blocks(parse_html(only_first))
     first_body = next(b.index for b in first_blocks if b.element.get("class") == "body")
-    assert classifier.nested_blocks(first_blocks, [b.index == first_body for b in first_blocks]) == []
-    assert classifier.nested_blocks(blocks, [False] * len(blocks)) == []
+    assert rules.nested_blocks(first_blocks, [b.index == first_body for b in first_blocks]) == []
+    assert rules.nested_blocks(blocks, [False] * len(blocks)) == []
     # A short block between the paragraphs (a label, a share line) is under NESTED_MIN_CHARS: not kept.
     short = page.replace(questions, "<div class='share'>Teilen Sie dies mit:</div>")
     short_blocks = page_blocks(parse_html(short))
     short_body = next(b.index for b in short_blocks if b.element.get("class") == "body")
     assert any(b.element.get("class") == "share" for b in short_blocks)
-    assert classifier.nested_blocks(short_blocks, [b.index == short_body for b in short_blocks]) == []
+    assert rules.nested_blocks(short_blocks, [b.index == short_body for b in short_blocks]) == []
 
 
 def test_unsure_blocks_outside_the_main_region_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -524,24 +524,24 @@ def test_unsure_blocks_outside_the_main_region_are_dropped(monkeypatch: pytest.M
 
     # The body is sure (0.95): the region is the post's <div> (the headline's block, and the body); the unsure
     # sidebars go.
-    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95), kept) == sorted([roll, recent])
+    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95), kept) == sorted([roll, recent])
     # A sidebar the model is sure enough of (0.6) stays; so does the headline inside the region, however unsure.
-    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.6), kept) == [roll]
-    assert title not in classifier.outside_main_region(blocks, probabilities(entry_body=0.95, post=0.1), kept)
+    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.6), kept) == [roll]
+    assert title not in rules.outside_main_region(blocks, probabilities(entry_body=0.95, post=0.1), kept)
     # No sure main block, or a sure block in the sidebar too (the region would be <body>): nothing is dropped.
-    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.7), kept) == []
-    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.9), kept) == []
+    assert rules.outside_main_region(blocks, probabilities(entry_body=0.7), kept) == []
+    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.9), kept) == []
     # Blocks not kept are not the rule's to drop.
-    assert classifier.outside_main_region(blocks, probabilities(entry_body=0.95),
+    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95),
                                           [b.index in (body, title) for b in blocks]) == []
-    assert body not in classifier.outside_main_region(blocks, probabilities(entry_body=0.95), kept)
+    assert body not in rules.outside_main_region(blocks, probabilities(entry_body=0.95), kept)
     # A block of an ancestor of the region (text straight in <body>, around the post) is not beside it: it stays.
     around = page.replace("<body>", "<body>Notes straight in the body, around the post.")
     around_blocks = page_blocks(parse_html(around))
     body_block = next(b.index for b in around_blocks if b.element.tag == "body")
     around_scores = np.full(len(around_blocks), 0.3, dtype=np.float32)
     around_scores[next(b.index for b in around_blocks if b.element.get("class") == "entry-body")] = 0.95
-    dropped = classifier.outside_main_region(around_blocks, around_scores, [True] * len(around_blocks))
+    dropped = rules.outside_main_region(around_blocks, around_scores, [True] * len(around_blocks))
     assert body_block not in dropped and len(dropped) == 2
     # In classify, after the model's decision (every block over a 0.25 threshold): counted, the post's text left.
     models = classifier.shared_models()
@@ -570,7 +570,7 @@ def test_unsure_blocks_after_the_declared_article_body_are_dropped(monkeypatch: 
         names = [str(b.element.get("class") or b.element.tag).split()[-1] for b in blocks]
         values = np.array([given.get(name, 0.3) for name in names], dtype=np.float32)
         kept = [not kept_only or name in kept_only for name in names]
-        return [names[i] for i in classifier.after_article_body(blocks, values, kept)]
+        return [names[i] for i in rules.after_article_body(blocks, values, kept)]
 
     # The author box and the related posts go; the headline and the lead before the body stay.
     assert dropped(page) == ["author", "related"]
@@ -616,7 +616,7 @@ def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monk
     assert len(texts) == 5 and texts[3].startswith("Read also") and texts[4].startswith("Tags")
 
     def trimmed(flags: list[bool]) -> list[str]:
-        return [t for t, keep in zip(texts, classifier.trim_link_tail(block.paragraphs, flags), strict=True) if keep]
+        return [t for t, keep in zip(texts, rules.trim_link_tail(block.paragraphs, flags), strict=True) if keep]
 
     # The tail's link lines go (the tag line is 45% links: under LINK_TAIL_DENSITY, so it ends the run and the
     # read-also line above it stays); the middle line with a link stays.
@@ -655,7 +655,7 @@ def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
     paragraphs = [b.index for b in blocks if b.element.get("class") == "text-block"]
     assert len(paragraphs) == 4
     kept = [b.index in paragraphs[:3] for b in blocks]  # the last paragraph dropped, its three siblings kept
-    assert classifier.sibling_blocks(blocks, kept) == [paragraphs[3]]
+    assert rules.sibling_blocks(blocks, kept) == [paragraphs[3]]
     links = [b.index for b in blocks if b.link_chars]  # link-heavy blocks are never pulled in
-    assert not set(classifier.sibling_blocks(blocks, [not keep for keep in kept])) & set(links)
-    assert classifier.sibling_blocks(blocks, [b.index == paragraphs[0] for b in blocks]) == []  # one is not a run
+    assert not set(rules.sibling_blocks(blocks, [not keep for keep in kept])) & set(links)
+    assert rules.sibling_blocks(blocks, [b.index == paragraphs[0] for b in blocks]) == []  # one is not a run

@@ -1,0 +1,296 @@
+"""The rules the default flow applies after the block model's decision (``classify`` calls them in order).
+
+The stacked model reads each block with its neighbours, and some of its errors are decisions that the page's
+own structure settles. Each rule is a function of the page's blocks and the decision so far, returning the
+blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
+(``BlockDecision``, the crawl's ``blocks/<rule>`` stats):
+
+* ``sibling_blocks``: a dropped block like two or more kept siblings (the same tag and class) is kept;
+* ``nested_blocks``: a dropped block inside a kept one, between its paragraphs (a list in a body);
+* ``comment_blocks``: blocks inside a readers' comment thread are dropped;
+* ``outside_main_region``: unsure blocks outside the main block's region are dropped;
+* ``after_article_body``: unsure blocks after the page's declared article body are dropped;
+* ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
+* ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
+
+The README's "Block classifier" section gives each rule's measurements.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+from lxml import html
+
+from extraction.dom.blocks import Block, Paragraph
+
+MAIN_SHARE = 0.5  # the main block outside comment threads has at least this share of the longest block's text
+# A block whose element has this many children named as comments (WordPress's <ol class="commentlist">
+# of <li class="comment">) is a thread however long: it is not the page's main block.
+MIN_THREAD_ITEMS = 2
+_COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pinglun", re.I)
+# One comment of a thread: "comment" as a word of its own ("comment", "comment-38027", "comment_851634"), not
+# a container's state ("has-comments", "commentsOpen") or part ("commentBody").
+_COMMENT_ITEM_RE = re.compile(r"(?<![a-z])comment(?![a-z])", re.I)
+
+
+SIBLING_MAX_LINK_DENSITY = 0.2  # a block pulled in by its kept siblings, or from inside a kept block, is not links
+
+
+def sibling_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the dropped blocks to keep because they are one of a run of like siblings that is kept:
+    a block whose element has the tag and class of kept siblings under the same parent (paragraph
+    ``div``s of one article body), with little of its text in links. The stacked model reads a block
+    with its neighbours, so the last paragraph of a body (next to whatever follows it) can fall under
+    the threshold while its like siblings pass."""
+    kept_kinds: dict[tuple[Any, str, str], int] = {}
+    for block, keep in zip(blocks, kept, strict=True):
+        if keep:
+            key = _sibling_key(block)
+            kept_kinds[key] = kept_kinds.get(key, 0) + 1
+    found = []
+    for block, keep in zip(blocks, kept, strict=True):
+        if keep or not block.chars or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars:
+            continue
+        if kept_kinds.get(_sibling_key(block), 0) >= 2:
+            found.append(block.index)
+    return found
+
+
+NESTED_MIN_CHARS = 50  # characters outside links: shorter blocks inside an article are labels, buttons and datelines
+
+
+def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the dropped blocks to keep because they lie inside a kept block, between its paragraphs:
+    a list, table or quote in an article's body (the block's element a descendant of the kept block's
+    element, which has paragraphs before and after it in document order), with little of its text in
+    links and at least ``NESTED_MIN_CHARS`` characters outside them. The stacked model reads such a
+    block with its neighbours as a list among paragraphs and can drop it (an ``<ol>`` of questions in a
+    German essay, a table of figures in a report)."""
+    kept_elements = {block.element: block for block, keep in zip(blocks, kept, strict=True) if keep}
+    found = []
+    for block, keep in zip(blocks, kept, strict=True):
+        if (keep or not block.paragraphs or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars
+                or block.chars - block.link_chars < NESTED_MIN_CHARS):
+            continue
+        outer = next((kept_elements[node] for node in block.element.iterancestors() if node in kept_elements),
+                     None)
+        # A block's paragraphs are in document order: its first line and its last are its ends.
+        if (outer is not None and outer.paragraphs
+                and outer.paragraphs[0].line_end < block.paragraphs[0].line_start
+                and outer.paragraphs[-1].line_start > block.paragraphs[-1].line_end):
+            found.append(block.index)
+    return found
+
+
+REGION_SURE = 0.8  # a block this probable is the page's content: the main region holds every such block
+REGION_UNSURE = 0.5  # a kept block outside the main region under this probability is dropped
+
+
+def outside_main_region(blocks: Sequence[Block], probabilities: npt.NDArray[np.float32],
+                        kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they lie outside the page's main region with a probability
+    under ``REGION_UNSURE``: sidebars, blogrolls and boxes of related links the model was unsure of, on a
+    page whose content it is sure of (readability's one top candidate, for the unsure blocks only).
+
+    The main block is the kept block with the most probable text (probability times characters outside
+    links). When it reaches ``REGION_SURE``, the main region is its nearest ancestor below ``<body>`` that
+    holds every kept block of at least ``REGION_SURE`` and at least one other kept block (the article's
+    container: headline, byline and body). A page without such an ancestor keeps its blocks, and so does a
+    block of an ancestor of the region (its text lies around the region: a page's text straight in ``<body>``).
+    """
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if len(rows) < 2:
+        return []
+    main = max(rows, key=lambda i: float(probabilities[i]) * (blocks[i].chars - blocks[i].link_chars))
+    if probabilities[main] < REGION_SURE:
+        return []
+    # Each kept block's element with its ancestors (elements as keys: lxml keeps their proxies alive).
+    lineage = {i: {blocks[i].element, *blocks[i].element.iterancestors()} for i in rows}
+    sure = [i for i in rows if probabilities[i] >= REGION_SURE]
+    for node in blocks[main].element.iterancestors():
+        if node.tag in ("body", "html"):
+            return []
+        if sum(node in lineage[i] for i in rows) >= 2 and all(node in lineage[i] for i in sure):
+            around = set(node.iterancestors())  # a block of these has its text around the region, not beside it
+            return [i for i in rows if node not in lineage[i] and blocks[i].element not in around
+                    and probabilities[i] < REGION_UNSURE]
+    return []
+
+
+# The page's own mark on its article's body: schema.org's itemprop="articleBody", or a class or id token that
+# CMSs give it (WordPress's entry-content, Blogger's post-body, td-post-content, article__body, ...; the names
+# trafilatura's BODY_XPATH reads first).
+_ARTICLE_BODY_RE = re.compile(
+    r"(?:^|\s)(?:(?:entry|post|article|story|td-post|single-post|blog-post|news)[-_]?(?:content|body|text|inner)"
+    r"|article__(?:body|content)|articlebody|body-text|post[-_]?entry|text-content|storycontent)(?:\s|$)", re.I)
+ARTICLE_BODY_MIN_CHARS = 200  # kept characters outside links inside the declared body: less is a teaser's
+_BODY_TAGS = frozenset({"article", "div", "main", "section"})
+
+
+def _declares_body(element: html.HtmlElement) -> bool:
+    """Return whether ``element`` is marked as an article's body (``_ARTICLE_BODY_RE``, ``itemprop``)."""
+    return element.tag in _BODY_TAGS and (
+        element.get("itemprop") == "articleBody"
+        or _ARTICLE_BODY_RE.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None)
+
+
+def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.float32],
+                       kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they come after the page's declared article body with a
+    probability under ``REGION_UNSURE``: the author box, share lines, related posts and sidebars a CMS prints
+    after the post, which the model was unsure of. The headline and lead above the body stay (news sites
+    print them there), and so does everything inside it.
+
+    The declared body is the outermost ``<article>``, ``<div>``, ``<main>`` or ``<section>`` around kept
+    blocks with ``itemprop="articleBody"`` or a class or id token of ``_ARTICLE_BODY_RE``. A page with
+    several such elements apart (a blog's index of posts) has none, and a body whose kept blocks hold under
+    ``ARTICLE_BODY_MIN_CHARS`` characters outside links is not trusted. Only the kept blocks' ancestors are
+    read (a few dozen elements, not the page's every ``<div>``).
+    """
+    rows = [i for i, keep in enumerate(kept) if keep]
+    marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
+
+    def outermost(element: html.HtmlElement) -> html.HtmlElement | None:
+        found = None
+        node = _named_ancestor(element, marked, _declares_body)
+        while node is not None:  # a mark further up wins
+            found = node
+            parent = node.getparent()
+            node = _named_ancestor(parent, marked, _declares_body) if parent is not None else None
+        return found
+
+    outer = [outermost(blocks[i].element) for i in rows]  # per kept block, its outermost marked ancestor
+    bodies = set(outer) - {None}
+    if len(bodies) != 1:
+        return []
+    body = bodies.pop()
+    inside = [i for i, found in zip(rows, outer, strict=True) if found is body]
+    if sum(blocks[i].chars - blocks[i].link_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
+        return []
+    # Blocks are in document order of their elements: a kept block outside the body and after a block inside
+    # it comes after the body (an ancestor of the body comes before it).
+    return [i for i in rows if i > inside[-1] and probabilities[i] < REGION_UNSURE]
+
+
+def _sibling_key(block: Block) -> tuple[Any, str, str]:
+    element = block.element
+    return element.getparent(), str(element.tag), " ".join((element.get("class") or "").split())
+
+
+def comment_blocks(blocks: Sequence[Block]) -> list[int]:
+    """Return the indices of the blocks inside a readers' comment thread.
+
+    A thread is an element whose class or id names one (``_COMMENT_RE``: comment, disqus, respond,
+    replies, talkback, discussion, pinglun) and that does not hold the page's main block: the
+    longest block (most characters outside links) outside every such element when it has at least
+    ``MAIN_SHARE`` of the longest block's characters, else the longest block. A container such as
+    ``<article class="post has-comments">`` around the article itself is therefore not a thread,
+    and a long comment does not make its thread the article.
+    """
+    if not blocks:
+        return []
+    named: dict[html.HtmlElement, html.HtmlElement | None] = {}  # element -> its nearest named ancestor-or-self
+    nearest = [_named_ancestor(block.element, named) for block in blocks]
+
+    def own(block: Block) -> int:
+        return block.chars - block.link_chars
+
+    longest = max(blocks, key=own)
+    outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=own,
+                  default=None)
+    thread = _comment_items(longest.element) >= MIN_THREAD_ITEMS or _one_comment_of_a_thread(longest.element)
+    main = (outside if outside is not None and (own(outside) >= MAIN_SHARE * own(longest) or thread)
+            else longest).element
+    main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
+    found = []
+    for block, container in zip(blocks, nearest, strict=True):
+        while container is not None and container in main_path:  # a named ancestor of the main block
+            parent = container.getparent()
+            container = _named_ancestor(parent, named) if parent is not None else None
+        if container is not None:
+            found.append(block.index)
+    return found
+
+
+def _names_comment(element: html.HtmlElement, pattern: re.Pattern[str] = _COMMENT_RE) -> bool:
+    """Return whether the element's class or id names a comment or a thread (``pattern``: ``_COMMENT_RE``;
+    ``_COMMENT_ITEM_RE`` for a single comment)."""
+    return pattern.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None
+
+
+def _one_comment_of_a_thread(element: html.HtmlElement) -> bool:
+    """Return whether ``element`` lies inside one comment of a thread: an ancestor-or-self named as a single
+    comment (``_COMMENT_ITEM_RE``: ``<li class="comment">``, ``<dd id="comment-851634">``) among at least
+    ``MIN_THREAD_ITEMS`` siblings so named. A long reader comment is then the page's longest block, not its
+    main one."""
+    for node in itertools.chain((element,), element.iterancestors()):
+        parent = node.getparent()
+        if parent is not None and _names_comment(node, _COMMENT_ITEM_RE) and sum(
+                _names_comment(child, _COMMENT_ITEM_RE) for child in parent.iterchildren("*")) >= MIN_THREAD_ITEMS:
+            return True
+    return False
+
+
+def _comment_items(element: html.HtmlElement) -> int:
+    """Return how many element children of ``element`` have a class or id that names a comment."""
+    return sum(1 for child in element.iterchildren("*") if _names_comment(child))
+
+
+def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, html.HtmlElement | None],
+                    names: Callable[[html.HtmlElement], bool] = _names_comment) -> html.HtmlElement | None:
+    """Return the nearest ancestor-or-self of ``element`` that ``names`` accepts (by default: whose class or
+    id names a comment thread; memoised in ``named``, one memo per ``names``; iterative, so deep pages are
+    fine)."""
+    chain = []
+    node: html.HtmlElement | None = element
+    result = None
+    while node is not None:
+        if node in named:
+            result = named[node]
+            break
+        chain.append(node)
+        if names(node):
+            result = node
+            break
+        node = node.getparent()
+    for visited in chain:
+        named[visited] = result
+    return result
+
+
+def trim_ends(probabilities: np.ndarray, threshold: float) -> list[bool]:
+    """Return which paragraphs stay: leading and trailing ones under ``threshold`` go, the middle stays."""
+    flags = [bool(p >= threshold) for p in probabilities]
+    if not any(flags):
+        return [True] * len(flags)  # the block was judged content: keep it whole rather than empty
+    first = flags.index(True)
+    last = len(flags) - 1 - flags[::-1].index(True)
+    return [first <= i <= last for i in range(len(flags))]
+
+
+LINK_TAIL_DENSITY = 0.8  # a kept block's last lines with this share of their characters in links are a link tail
+
+
+def trim_link_tail(paragraphs: Sequence[Paragraph], flags: list[bool]) -> list[bool]:
+    """Return ``flags`` without the block's trailing run of link lines: the last kept paragraphs with at least
+    ``LINK_TAIL_DENSITY`` of their characters in links ("Read also: <headline>", "More on this topic", a
+    tag list), which the block model, reading the block whole, kept with the text above them. A tail is
+    shorter than the kept text above it: a block that is mostly link lines (a table of contents, cards that
+    are links) stays whole, and so does its first kept paragraph."""
+    kept = [i for i, flag in enumerate(flags) if flag]
+    tail: set[int] = set()
+    for i in reversed(kept[1:]):
+        paragraph = paragraphs[i]
+        if not paragraph.chars or paragraph.link_chars < LINK_TAIL_DENSITY * paragraph.chars:
+            break
+        tail.add(i)
+    tail_chars = sum(paragraphs[i].chars for i in tail)
+    if not tail or tail_chars >= sum(paragraphs[i].chars for i in kept) - tail_chars:
+        return list(flags)
+    return [flag and i not in tail for i, flag in enumerate(flags)]

@@ -43,7 +43,7 @@ from evaluation.folds import held_out_pages
 from evaluation.harness import load_pages
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
-from extraction.metadata import parse_date
+from extraction.metadata.dates import parse_date
 from extraction.page import Page
 from extraction.process import Context, process
 from extraction.title import normal

@@ -51,10 +51,11 @@ from extraction.blockclf.classifier import shared_models as shared_block_models
 from extraction.config import ComponentConfig
 from extraction.dom.blocks import Block, page_blocks
 from extraction.dom.html import declared_lang, page_title, parse_html
-from extraction.dom.lang import script_language
+from extraction.dom.lang import identify_language, script_language
 from extraction.dom.repair import repair_text
 from extraction.dom.text import visible_text
-from extraction.metadata import identify_language, page_metadata, text_authors
+from extraction.metadata.authors import text_authors
+from extraction.metadata.fields import page_metadata
 from extraction.methods import Extraction, ListEntry, extract_tree, register
 from extraction.page import Page
 from extraction.pagetype.models import PageTypeDecision, PageTypeModels
@@ -122,7 +123,7 @@ class TitleConfig(ComponentConfig):
     """TITLE_* settings: the learned title chooser (``extraction.title``)."""
 
     prefix: ClassVar[str] = "TITLE"
-    enabled: bool = True  # off: the title rule of extraction.metadata.choose_title
+    enabled: bool = True  # off: the title rule of extraction.metadata.fields.choose_title
     model_dir: str = ""  # folder with meta.json and model.onnx (empty: models/title/)
 
 
@@ -167,7 +168,7 @@ class Context:
     method_models: dict[str, Any] = field(default_factory=dict)  # keywords of a method other than pipeline
     source: SourceConfig = field(default_factory=SourceConfig)
     fusion: bool = False  # PAGETYPE_FUSION: the screenshot CNN joins the page type (else the DOM/URL model alone)
-    title_model: TitleModel | None = None  # None: the title rule (extraction.metadata.choose_title)
+    title_model: TitleModel | None = None  # None: the title rule (extraction.metadata.fields.choose_title)
 
     @classmethod
     def from_settings(cls, settings: Any, *, templates: SiteTemplates | None = None, method: str = PIPELINE,

@@ -14,7 +14,7 @@ name wins, when its probability reaches the model's ``min_probability`` (chosen 
 cross-validation).
 
 With ``TITLE_ENABLED`` off, when the ``metadata`` functions are called without a model, or when the
-model is sure of no candidate, the rule of ``extraction.metadata.choose_title`` decides.
+model is sure of no candidate, the rule of ``extraction.metadata.fields.choose_title`` decides.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ FEATURE_VERSION = "1"
 H1S = 3  # <h1> elements read, in document order
 H2S = 2  # <h2> elements read
 # Where a candidate's text appears ("og": og:title, else dc.title or <meta name=title>); the record's metadata
-# source of each (``extraction.metadata.SOURCES``).
+# source of each (``extraction.metadata.fields.SOURCES``).
 PLACES: tuple[str, ...] = ("h1_0", "h1_1", "h1_2", "title", "title_part", "og", "twitter", "jsonld", "microdata",
                            "h2_0", "h2_1")
 RECORD_SOURCE = {"h1": "h1", "h2": "h2", "title": "meta", "og": "meta", "twitter": "meta", "jsonld": "json-ld",
@@ -146,7 +146,7 @@ def candidate_features(candidates: list[Candidate], h1_count: int, site_name: st
 
 
 class TitleChooser(Protocol):
-    """What ``extraction.metadata.page_metadata`` asks of a title model."""
+    """What ``extraction.metadata.fields.page_metadata`` asks of a title model."""
 
     def choose(self, candidates: list[Candidate], h1_count: int, site_name: str | None,
                url: str | None) -> Candidate | None: ...

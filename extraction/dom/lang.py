@@ -1,8 +1,11 @@
-"""Language of a page: the declared one, else a guess from the script of its text."""
+"""Language of a page: the declared one, else a guess from the script of its text; and the language of
+the extracted text (py3langid; Chinese as zh-Hans or zh-Hant)."""
 
 from __future__ import annotations
 
+import functools
 import re
+from typing import Any
 
 # Share of letters that must be in a script to call the text that script's language.
 # 0.3: Chinese pages mix in Latin (names, numbers, URLs); measured on the demo zh pages,
@@ -33,3 +36,46 @@ def script_language(text: str, sample: int = 5000) -> str | None:
     if len(_HAN_RE.findall(head)) / letters >= SCRIPT_SHARE:
         return "zh"
     return None
+
+
+# --- the language of a text (py3langid) ------------------------------------------------------------
+
+# Characters of the text py3langid reads (its cost is a Python loop per byte): on 2,165 gold texts of
+# nine datasets, 1,500 gives the language of 3,000 on all but 3 (0.68 against 1.29 ms a text); 1,000 also
+# changed 3 of 1,000 extracted texts (a list of month names read as Nigerian Pidgin), 1,500 fewer.
+LANG_SAMPLE_CHARS = 1500
+LANG_MIN_CHARS = 20
+
+# Characters written differently in the two scripts (simplified, traditional), common in news text.
+_SIMPLIFIED = set("们这说会来为国对时于个学与后开关发经动长现还进过机车东书问门间见电听话让认识请读写买卖"
+                  "实业产总统区县乡报纸务费贸边选举议论谈记历战争军队岛陆马鸟鱼龙龟网络线视频传闻单双")
+_TRADITIONAL = set("們這說會來為國對時於個學與後開關發經動長現還進過機車東書問門間見電聽話讓認識請讀寫買賣"
+                   "實業產總統區縣鄉報紙務費貿邊選舉議論談記歷戰爭軍隊島陸馬鳥魚龍龜網絡線視頻傳聞單雙")
+
+
+def chinese_script(text: str) -> str:
+    """Return ``zh-Hant`` when traditional-only characters outnumber simplified-only ones, else ``zh-Hans``."""
+    simplified = sum(char in _SIMPLIFIED for char in text)
+    traditional = sum(char in _TRADITIONAL for char in text)
+    return "zh-Hant" if traditional > simplified else "zh-Hans"
+
+
+_CANTONESE_RE = re.compile(r"[嘅咗唔喺冇佢啲嘢哋]")
+
+
+@functools.cache
+def _identifier() -> Any:
+    from py3langid.langid import MODEL_FILE, LanguageIdentifier
+
+    return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
+
+
+def identify_language(text: str) -> str | None:
+    """Return the language of ``text`` (py3langid; Chinese as zh-Hans / zh-Hant), None for too little text."""
+    sample = text[:LANG_SAMPLE_CHARS]
+    if len("".join(sample.split())) < LANG_MIN_CHARS:
+        return None
+    lang, _score = _identifier().classify(sample)
+    if lang == "yue" and not _CANTONESE_RE.search(sample):
+        lang = "zh"  # py3langid reads much Traditional Chinese news text as Cantonese: its particles decide
+    return chinese_script(sample) if lang == "zh" else str(lang)

@@ -6,7 +6,7 @@ Pages: wcxb-dev outside its held-out fold (``evaluation.folds``; every page type
 train shipped models and has gold titles, and the demo sites (``demo.content.build_sites``: their
 generator knows each page's headline; Chinese and English, "Headline_Site" and "Headline | Site"
 titles, as the page-type model). Each page's candidates are the ones the crawl's own
-``extraction.metadata.page_metadata`` builds (it hands them to a recorder in place of the model);
+``extraction.metadata.fields.page_metadata`` builds (it hands them to a recorder in place of the model);
 a candidate is the headline when its text equals the gold title after ``extraction.title.normal``.
 The model is scikit-learn's HistGradientBoostingClassifier over ``extraction.title.FEATURES``. Grouped
 5-fold CV by site gives every page its out-of-fold probabilities; from them the script chooses
@@ -35,7 +35,7 @@ from evaluation.folds import data_hash, held_out, site_of
 from evaluation.harness import load_pages
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
-from extraction.metadata import page_metadata
+from extraction.metadata.fields import page_metadata
 from extraction.title import (
     FEATURE_VERSION,
     FEATURES,

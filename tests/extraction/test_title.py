@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from extraction.dom.html import parse_html
-from extraction.metadata import page_metadata
+from extraction.metadata.fields import page_metadata
 from extraction.onnx import ModelError
 from extraction.title import (
     FEATURES,

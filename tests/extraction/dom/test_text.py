@@ -2,7 +2,6 @@ from __future__ import annotations
 
 from extraction.dom.blocks import page_blocks
 from extraction.dom.html import declared_lang, page_title, parse_html, title_text
-from extraction.dom.lang import script_language
 from extraction.dom.text import visible_text
 
 
@@ -140,14 +139,6 @@ def test_a_title_holding_script_or_markup() -> None:
     assert title_text("Adblue nachfüllen: wo kaufen (Tankstelle); Preis") == \
         "Adblue nachfüllen: wo kaufen (Tankstelle); Preis"
     assert title_text("“Don’t go”; she said") == "“Don’t go”; she said"
-
-
-def test_script_language() -> None:
-    assert script_language("江城日报讯，市政府今日召开新闻发布会 2026 NBA") == "zh"
-    assert script_language("東京は今日、晴れです。ニュースをお伝えします") == "ja"
-    assert script_language("서울시는 오늘 새로운 교통 정책을 발표했다") == "ko"
-    assert script_language("The council met on Monday.") is None
-    assert script_language("") is None
 
 
 def test_unicode_line_separators_end_lines() -> None:

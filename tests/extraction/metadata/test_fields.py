@@ -1,26 +1,15 @@
-"""News metadata (extraction.metadata): the documented order of sources, bylines in English and Chinese,
-dates, titles and language."""
+"""News metadata (extraction.metadata.fields): the documented order of sources, bylines and datelines in English
+and Chinese, titles, and the metadata in the flow's records."""
 
 from __future__ import annotations
 
 import json
-from datetime import datetime
 
 import pytest
 
 from extraction.dom.html import parse_html
-from extraction.metadata import (
-    HEAD_LINES,
-    chinese_script,
-    clean_title,
-    identify_language,
-    page_metadata,
-    parse_date,
-    relative_date,
-    split_authors,
-    text_authors,
-    url_date,
-)
+from extraction.metadata.authors import HEAD_LINES, split_authors, text_authors
+from extraction.metadata.fields import choose_title, clean_title, page_metadata
 from extraction.page import Page
 from extraction.process import Context, process
 
@@ -153,28 +142,6 @@ def test_chinese_byline_and_dateline() -> None:
     assert text_authors("价格为100元（含税）。") == []
 
 
-def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
-    # The place before 报道 is not a name; names joined by 、 are.
-    assert text_authors("正文。\n新京报记者 彭冲 山东冠县报道\n【编辑:刘欢】") == ["彭冲"]
-    assert text_authors("正文。\n记者 张三、李四 北京报道") == ["张三", "李四"]
-    assert text_authors("正文。\n记者张三、李四报道") == ["张三", "李四"]
-    # In running prose 记者 is a word of the sentence, not a label.
-    assert text_authors("在孙启勤的山庄里。\n记者在孙启勤的办公室里看到一幅规划图。") == []
-    # A paper's closing signature of names alone; not a parenthesis inside the text or a "to be continued".
-    assert text_authors("第一段。\n倡树廉洁家风，过一个祥和的新春佳节。（常书香 马丹阳 ）") == ["常书香", "马丹阳"]
-    assert text_authors("（张三 李四）在会上发言。\n第二段。") == []
-    assert text_authors("第一段。（未完待续）") == []
-    assert text_authors("正文。\n作者：展开全文") == []  # a button's label, not a name
-    assert text_authors("北京发布暴雨预警（组图）") == []  # a headline's note, not a signature
-    assert text_authors("第一段。\n正文结束。（资料图）") == []
-    assert text_authors("正文。\n新华社记者张三电") == ["张三"]
-    assert text_authors("正文。\n本报记者 张三 北京电") == ["张三"]
-    # Unlabelled bylines: a bracketed name before 来源, a user before 发表于 (not "本文 发表于").
-    assert text_authors("BUSINESS.SOHU.COM 2004年7月16日08:19 [ 黄宇 ]\ue5c2 来源：[ 国际金融报 ]") == ["黄宇"]
-    assert text_authors("陈天华《警世钟》 ggjjzhzz 发表于 2005-9-15 11:46:00") == ["ggjjzhzz"]
-    assert text_authors("本文 发表于 2005年9月15日") == [] and text_authors("【新华社】来源：新华网") == []
-
-
 def test_a_reporters_closing_line_after_folded_text_names_the_author() -> None:
     # The page folds the article's end away ("展开全文"): the signature is in neither the extracted text nor the
     # head lines, but a line of its own anywhere after the headline.
@@ -210,39 +177,6 @@ def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:
     assert found.date_published == "2005-04-18"  # without a labelled line, the first date of the head
 
 
-def test_dates() -> None:
-    assert parse_date("2024-03-05T10:21:00Z") == "2024-03-05T10:21:00+00:00"
-    assert parse_date("2024-03-05 10:21") == "2024-03-05T10:21:00"
-    assert parse_date("2024年3月5日") == "2024-03-05"
-    assert parse_date("Published March 5, 2024, 3:07 PM") == "2024-03-05T15:07:00"
-    assert parse_date("5 March 2024") == "2024-03-05"
-    assert parse_date("Published: 01.09.2008") is None  # 1 September or January 9: not guessed
-    assert parse_date("7/5/2005 9:23:57 PM") is None
-    # The year last is read when the day cannot be the month: American month first, European day first.
-    assert parse_date("发布日期： 9/17/2004 5:54:13 AM") == "2004-09-17T05:54:13"
-    assert parse_date("17.09.2004") == "2004-09-17"
-    assert parse_date("12/25/2023, 10:30 pm") == "2023-12-25T22:30:00"
-    assert parse_date("5/5/2005") == "2005-05-05"
-    assert parse_date("05/5/2005") == "2005-05-05"
-    assert parse_date("17/09.2004") is None  # one separator throughout
-    assert parse_date("version 1.17.2004.5") is None
-    # Alone or labelled only: a portal's header date and its headline list's times are not the page's date.
-    assert parse_date("Originally Posted 1/16/2008 6:55:25 PM") == "2008-01-16T18:55:25"
-    assert parse_date("Tuesday 15.01.2008") is None
-    assert parse_date("• Ex-colonel opposes Iraq vet for Congress 1/15/2008, 3:42 p.m. EST") is None
-    assert parse_date("2024-02-30") is None and parse_date("1800-01-01") is None
-    assert relative_date("3小时前", parse_date_time("2024-03-05T02:00:00+00:00")) == "2024-03-04"
-    assert relative_date("昨天 10:00", parse_date_time("2024-03-05T12:00:00+00:00")) == "2024-03-04"
-    assert url_date("https://a.test/2024/03/05/story") == "2024-03-05"
-    assert url_date("https://a.test/news/20240305/story.html") == "2024-03-05"
-    assert url_date("https://a.test/articles/2025-12-15+Rust+GCC+backend") == "2025-12-15"
-    assert url_date("https://a.test/news/story-12345678.html") is None
-
-
-def parse_date_time(value: str) -> datetime:
-    return datetime.fromisoformat(value)
-
-
 def test_title_without_the_site_name() -> None:
     assert clean_title("Council approves the budget | Example News", "Example News") == "Council approves the budget"
     assert clean_title("Example News - Council approves the budget") == "Council approves the budget"
@@ -258,8 +192,6 @@ def test_an_underscore_inside_a_name_is_no_title_separator() -> None:
 
 
 def test_the_h1_is_the_headline_when_a_title_candidate_holds_its_words() -> None:
-    from extraction.metadata import choose_title
-
     candidates = [("Budget passes – Example News", "json-ld"), ("Budget passes | Example News", "meta")]
     assert choose_title(candidates, ["The council budget passes"], "Example News") == (
         "The council budget passes", "h1")  # 3 of its 4 words are in the candidates
@@ -273,14 +205,6 @@ def test_the_h1_is_the_headline_when_a_title_candidate_holds_its_words() -> None
     assert choose_title([("Fields - Pydantic Validation", "meta")], [], overlap=False) == ("Pydantic Validation",
                                                                                             "meta")  # else longest
     assert choose_title([], ["Only a heading"]) == ("Only a heading", "h1")
-
-
-def test_language_of_the_text() -> None:
-    assert identify_language("The council approved the budget on Tuesday after a long debate.") == "en"
-    assert identify_language("市议会周二经过长时间辩论后批准了预算，学校和道路将获得更多资金。") == "zh-Hans"
-    assert identify_language("市議會週二經過長時間辯論後批准了預算，學校和道路將獲得更多資金。") == "zh-Hant"
-    assert identify_language("OK") is None
-    assert chinese_script("这个") == "zh-Hans" and chinese_script("這個") == "zh-Hant"
 
 
 def test_the_flow_fills_the_record() -> None:

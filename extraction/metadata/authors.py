@@ -1,0 +1,110 @@
+"""Authors in bylines: a byline's names apart ("By A and B", "甲、乙"), less the outlets and words that are
+no names; Chinese bylines (作者 / 记者 / 编辑 / 责任编辑 labels, "（记者 某某）", closing signatures,
+unlabelled forum and blog bylines); the authors an extracted text names."""
+
+from __future__ import annotations
+
+import re
+
+from extraction.metadata.dates import MONTH_NAMES
+
+MAX_AUTHORS = 10
+BYLINE_MAX_CHARS = 200  # a byline element with more text is content, not a byline
+HEAD_LINES = 40  # first lines of the visible text searched for a byline or dateline
+
+EN_BY_RE = re.compile(r"^\W*(?:written\s+)?by[:\s]+(.+)$", re.I)
+_ZH_NAME = r"[\u4e00-\u9fff·]{2,4}"
+_ZH_LABELS = ("作者", "撰文", "撰稿", "执笔人", "执笔", "特约记者", "本报记者", "记者", "实习生", "通讯员", "文",
+              "责任编辑", "编辑", "责编")
+# A name ends the byline's run of Chinese characters, or comes right before 报道 / 摄 / 电 / 讯 ("记者 某某
+# 北京报道"): in running prose a label is a word of the sentence ("记者在孙某的办公室里").
+_ZH_NAME_END = r"(?=$|[^\u4e00-\u9fff·]|报道|摄|电|讯)"
+_ZH_AUTHOR_RE = re.compile(
+    r"(?:^|(?<=[\s（(【\[|｜报台社网]))(作者|撰文|撰稿|执笔人|执笔|特约记者|本报记者|记者|实习生|通讯员|责任编辑|编辑|责编|文(?=\s*[/／｜|:：]))"
+    rf"\s*[:：/／|｜]?\s*({_ZH_NAME}{_ZH_NAME_END}(?:[ \u3000、，,]+{_ZH_NAME}{_ZH_NAME_END}){{0,5}})")
+_ZH_REPORTED_RE = re.compile(rf"[（(]\s*(?:记者\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})|"
+                             rf"({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})\s+[\u4e00-\u9fff]{{0,6}}报道)\s*[）)]")
+# A paper's closing signature of names alone, "（某某 某某）" after the last sentence of the text.
+_ZH_SIGNED_RE = re.compile(rf"(?:^|(?<=[。！？!?”\"]))\s*[（(]\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})"
+                           r"\s*[）)]\s*$")
+# A byline without a label: "ggjjzhzz 发表于 2005-9-15" (a blog's or forum's user), "[ 黄宇 ] 来源：[ 国际金融报 ]".
+_ZH_POSTED_RE = re.compile(r"(?:^|(?<=\s))([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}")
+_ZH_BRACKETED_RE = re.compile(rf"[\[［【]\s*({_ZH_NAME})\s*[\]］】]\W{{0,3}}来源")
+# A reporter's closing line of its own: "新京报记者 彭冲 山东冠县报道" (an outlet, 记者, the names, a place and
+# 报道). Looked for in every line after the headline: papers sign at the end, sometimes after text that the
+# page folds away ("展开全文"), so the line is neither in the extracted text nor among the head lines.
+ZH_CLOSING_RE = re.compile(rf"^[\u4e00-\u9fff]{{0,8}}记者[ \u3000]*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})"
+                            r"[ \u3000]+[\u4e00-\u9fff]{2,8}报道$")
+_ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
+                               r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
+                               r"完|续|篇|本文|本站|[网报社台站图]$")
+_AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\|)\s*", re.I)
+_AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|written by|author|authors|posted by|von|par)[:\s]+|"
+                              r"\s*[|·•]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
+                              rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$", re.I)  # "Jane Doe March 2, 2024"
+_NOT_A_NAME_RE = re.compile(r"\d{2}|@|https?:|www\.|\b(?:staff|news|reporters?|editors?|team|admin|"
+                            r"contributors?|press|wire|desk|agency|correspondent|updated|published|posted)\b", re.I)
+
+
+def split_authors(text: str) -> list[str]:
+    """Return the names in a byline's text ("By A and B", "A, B", "甲、乙")."""
+    text = _AUTHOR_NOISE_RE.sub("", " ".join(text.split()))
+    names = []
+    for part in _AUTHOR_SPLIT_RE.split(text):
+        part = part.strip(" .:：-–—()[]")
+        if part and len(part) <= 60 and not _NOT_A_NAME_RE.search(part) and len(part.split()) <= 5 \
+                and not _ZH_NOT_A_NAME_RE.search(part):
+            names.append(part)
+    return names
+
+
+def zh_authors(text: str) -> list[str]:
+    """Return the authors of a Chinese byline: the names after the most author-like label (作者 before
+    记者 before 编辑), else the name of a closing "（记者 某某）" or "（某某 北京报道）", else the names alone
+    in parentheses that end the text ("（某某 某某）"), else an unlabelled byline ("[ 某某 ] 来源：", "网名 发表于
+    2005-9-15")."""
+    found: dict[str, list[str]] = {}
+    for match in _ZH_AUTHOR_RE.finditer(text):
+        parts = re.split(r"([ \u3000、，,]+)", match.group(2))  # names and their separators
+        place_next = parts[-1].endswith(("报道", "电", "讯")) or text.startswith(("报道", "电", "讯"), match.end())
+        if len(parts) > 1 and not parts[-2].strip() and place_next:
+            del parts[-2:]  # "记者 某某 山东冠县报道", "北京电": the place, set apart by a space (names by 、)
+        names = [name for name in (re.sub("(?:报道|摄|电|讯)$", "", part) for part in parts[::2])
+                 if 2 <= len(name) <= 4 and not _ZH_NOT_A_NAME_RE.search(name)]
+        if names:
+            found.setdefault(match.group(1), names)
+    for label in _ZH_LABELS:
+        if found.get(label):
+            return found[label]
+    reported = _ZH_REPORTED_RE.search(text)
+    if reported:
+        return zh_names(reported.group(1) or reported.group(2))
+    signed = _ZH_SIGNED_RE.search(text.rstrip().rsplit("\n", 1)[-1])
+    if signed:
+        return zh_names(signed.group(1))
+    for pattern in (_ZH_BRACKETED_RE, _ZH_POSTED_RE):
+        unlabelled = pattern.search(text)
+        if unlabelled and not _ZH_NOT_A_NAME_RE.search(unlabelled.group(1)) \
+                and not _NOT_A_NAME_RE.search(unlabelled.group(1)):
+            return [unlabelled.group(1)]
+    return []
+
+
+def zh_names(names: str) -> list[str]:
+    """Return the names of a run of names set apart by spaces or 、, less the words that are no names."""
+    return [name for name in re.split(r"[ \u3000、]+", names) if not _ZH_NOT_A_NAME_RE.search(name)]
+
+
+def text_authors(text: str) -> list[str]:
+    """Return the authors a page's extracted text names: a Chinese byline anywhere in it (papers often
+    sign at the end: "（记者 某某）"), else an English "By ..." line among its first ``HEAD_LINES``."""
+    names = zh_authors(text)
+    if names:
+        return names[:MAX_AUTHORS]
+    for line in text.split("\n")[:HEAD_LINES]:
+        by = EN_BY_RE.match(" ".join(line.split()))
+        if by and len(line) <= BYLINE_MAX_CHARS:
+            names = split_authors(by.group(1))
+            if names:
+                return names[:MAX_AUTHORS]
+    return []

@@ -1,0 +1,21 @@
+"""The language of a page (extraction.dom.lang): by script, and of the extracted text (py3langid)."""
+
+from __future__ import annotations
+
+from extraction.dom.lang import chinese_script, identify_language, script_language
+
+
+def test_script_language() -> None:
+    assert script_language("江城日报讯，市政府今日召开新闻发布会 2026 NBA") == "zh"
+    assert script_language("東京は今日、晴れです。ニュースをお伝えします") == "ja"
+    assert script_language("서울시는 오늘 새로운 교통 정책을 발표했다") == "ko"
+    assert script_language("The council met on Monday.") is None
+    assert script_language("") is None
+
+
+def test_language_of_the_text() -> None:
+    assert identify_language("The council approved the budget on Tuesday after a long debate.") == "en"
+    assert identify_language("市议会周二经过长时间辩论后批准了预算，学校和道路将获得更多资金。") == "zh-Hans"
+    assert identify_language("市議會週二經過長時間辯論後批准了預算，學校和道路將獲得更多資金。") == "zh-Hant"
+    assert identify_language("OK") is None
+    assert chinese_script("这个") == "zh-Hans" and chinese_script("這個") == "zh-Hant"

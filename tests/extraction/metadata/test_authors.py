@@ -1,0 +1,27 @@
+"""Authors in bylines (extraction.metadata.authors)."""
+
+from __future__ import annotations
+
+from extraction.metadata.authors import text_authors
+
+
+def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
+    # The place before 报道 is not a name; names joined by 、 are.
+    assert text_authors("正文。\n新京报记者 彭冲 山东冠县报道\n【编辑:刘欢】") == ["彭冲"]
+    assert text_authors("正文。\n记者 张三、李四 北京报道") == ["张三", "李四"]
+    assert text_authors("正文。\n记者张三、李四报道") == ["张三", "李四"]
+    # In running prose 记者 is a word of the sentence, not a label.
+    assert text_authors("在孙启勤的山庄里。\n记者在孙启勤的办公室里看到一幅规划图。") == []
+    # A paper's closing signature of names alone; not a parenthesis inside the text or a "to be continued".
+    assert text_authors("第一段。\n倡树廉洁家风，过一个祥和的新春佳节。（常书香 马丹阳 ）") == ["常书香", "马丹阳"]
+    assert text_authors("（张三 李四）在会上发言。\n第二段。") == []
+    assert text_authors("第一段。（未完待续）") == []
+    assert text_authors("正文。\n作者：展开全文") == []  # a button's label, not a name
+    assert text_authors("北京发布暴雨预警（组图）") == []  # a headline's note, not a signature
+    assert text_authors("第一段。\n正文结束。（资料图）") == []
+    assert text_authors("正文。\n新华社记者张三电") == ["张三"]
+    assert text_authors("正文。\n本报记者 张三 北京电") == ["张三"]
+    # Unlabelled bylines: a bracketed name before 来源, a user before 发表于 (not "本文 发表于").
+    assert text_authors("BUSINESS.SOHU.COM 2004年7月16日08:19 [ 黄宇 ]\ue5c2 来源：[ 国际金融报 ]") == ["黄宇"]
+    assert text_authors("陈天华《警世钟》 ggjjzhzz 发表于 2005-9-15 11:46:00") == ["ggjjzhzz"]
+    assert text_authors("本文 发表于 2005年9月15日") == [] and text_authors("【新华社】来源：新华网") == []

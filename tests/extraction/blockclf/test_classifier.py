@@ -22,6 +22,7 @@ from extraction.blockclf.classifier import MODELS_DIR, BlockModels, classify, sc
 from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, PARAGRAPH_FEATURES, block_features
 from extraction.dom.blocks import page_blocks
 from extraction.dom.html import parse_html
+from tests.extraction.blockclf.pages import COMMENTS, NAV_ITEMS, hand_made_page, page_with_comments
 
 META = MODELS_DIR / "meta.json"
 # ONNX vs scikit-learn, largest absolute difference of P(content) (the training script's own check).
@@ -37,7 +38,6 @@ BIG_PAGE_TIMEOUT_S = 60
 
 WORDS = ("council", "budget", "river", "school", "market", "storm", "coast", "report", "minister", "election",
          "hospital", "museum", "railway", "harbour", "farmers", "village", "season", "festival", "energy", "climate")
-NAV_ITEMS = ("Home", "World", "Politics", "Business", "Sport", "Culture", "Science", "Opinion")
 
 
 def _sentence(rng: random.Random, words: int) -> str:
@@ -63,24 +63,6 @@ def _article_page(seed: int) -> tuple[str, str]:
             f"<div class='content'>{article}</div><div class='sidebar'>{related}{teasers}</div></div>{footer}"
             "</body></html>")
     return page, "\n".join([title, *paragraphs])
-
-
-def _hand_made_page() -> str:
-    nav = ("<div id='menu'><ul>" + "".join(f"<li><a href='/{item.lower()}'>{item}</a></li>" for item in NAV_ITEMS)
-           + "</ul></div>")
-    text = (
-        "<p>The city council approved a new budget on Tuesday evening after a debate that lasted more than six "
-        "hours, with members arguing over school funding, road repairs and the future of the central library.</p>"
-        "<p>Officials said the plan would add forty teachers next year and repair the bridge over the river, which "
-        "has been closed to lorries since the spring floods damaged its supports.</p>"
-        "<p>Critics on the council called the plan too expensive and warned that property taxes would have to rise "
-        "again within two years unless the city found new sources of income.</p>"
-        "<p>The mayor, who proposed the budget in March, said she was pleased with the result and thanked residents "
-        "who had come to the public hearings to speak for and against it.</p>"
-    )
-    return (f"<html><head><title>Council approves budget</title></head><body>{nav}<div id='story'>"
-            f"<h1>Council approves budget after six-hour debate</h1>{text}</div>"
-            "<div id='footer'><a href='/about'>About us</a> <a href='/contact'>Contact</a></div></body></html>")
 
 
 # --- (a) the shipped meta.json and models --------------------------------------------------------
@@ -206,7 +188,7 @@ def test_choose_prefers_fewer_support_vectors_within_one_standard_error() -> Non
 
 def test_shipped_block_model_separates_article_from_navigation() -> None:
     models = BlockModels.load(MODELS_DIR)
-    root = parse_html(_hand_made_page())
+    root = parse_html(hand_made_page())
     blocks = page_blocks(root)
     probabilities = models.blocks.content_probability(block_features(blocks, root))
     by_id: dict[str, list[float]] = {}
@@ -220,7 +202,7 @@ def test_shipped_block_model_separates_article_from_navigation() -> None:
 
 
 def test_classify_without_trimming_keeps_every_paragraph_of_kept_blocks() -> None:
-    root = parse_html(_hand_made_page())
+    root = parse_html(hand_made_page())
     trimmed = classify(root)
     whole = classify(root, trim=False)
     assert whole.kept == trimmed.kept and np.array_equal(whole.probabilities, trimmed.probabilities)
@@ -244,7 +226,7 @@ def test_scored_blocks_keep_the_most_text_outside_links() -> None:
 
 @pytest.mark.parametrize(("cap", "capped"), [(0, 0), (-1, 1), (-2, 2)])
 def test_cap_on_both_sides_of_the_boundary(cap: int, capped: int, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = parse_html(_hand_made_page())
+    root = parse_html(hand_made_page())
     full = classify(root)
     monkeypatch.setattr(classifier, "MAX_BLOCKS", len(full.blocks) + cap)
     decision = classify(root)
@@ -322,18 +304,6 @@ def test_page_of_400000_link_blocks_is_classified_in_bounded_time_and_memory() -
 
 
 STACK_META = MODELS_DIR / "stack" / "meta.json"
-COMMENTS = ("I disagree with the council on this budget, the school money should have gone to the river works "
-            "first, and everyone who lives near the bridge knows it.",
-            "Great report. The minister should read it before the election, because the market will not wait for "
-            "the storm season to pass before prices rise again.")
-
-
-def _page_with_comments(container: str = "<div id='story'>") -> str:
-    thread = ("<div id='comments' class='comment-list'><h3>3 comments</h3>"
-              + "".join(f"<div class='comment'><p class='author'>reader{i}</p><p>{text}</p></div>"
-                        for i, text in enumerate(COMMENTS)) + "</div>")
-    return _hand_made_page().replace("<div id='story'>", container).replace("<div id='footer'>", thread
-                                                                             + "<div id='footer'>")
 
 
 def test_shipped_stack_meta_matches_context_features() -> None:
@@ -350,7 +320,7 @@ def test_shipped_stack_meta_matches_context_features() -> None:
 
 
 def test_the_stack_decides_when_shipped_and_the_svm_method_keeps_the_svm() -> None:
-    root = parse_html(_hand_made_page())
+    root = parse_html(hand_made_page())
     stacked = classify(root, page_probabilities=[0.9, 0.05, 0.05])
     assert stacked.model == "stack"
     assert "Council approves budget after six-hour debate" in stacked.text
@@ -375,29 +345,17 @@ def test_the_stack_keeps_blocks_by_the_threshold_of_the_page_type_its_input_deci
     assert stack.threshold_for(None, "unknown") == stack.threshold
     # In classify: a threshold no block reaches keeps only the fallback block; the list threshold applies
     # to the page typed list alone.
-    root = parse_html(_hand_made_page())
+    root = parse_html(hand_made_page())
     strict = replace(models, stack=replace(stack, type_thresholds=(0.3, 1.01, 0.4)))
     assert classify(root, strict, page_probabilities=[0.2, 0.7, 0.1]).fallback
     assert not classify(root, strict, page_probabilities=[0.9, 0.05, 0.05]).fallback
     assert classify(root, strict, page_probabilities=[0.9, 0.05, 0.05], page_type="list").fallback
 
 
-def test_comment_thread_after_an_article_is_dropped() -> None:
-    root = parse_html(_page_with_comments())
-    blocks = page_blocks(root)
-    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
-    assert all(comment in found for comment in COMMENTS) and "forty teachers" not in found
-    article = classify(root, blocks=blocks, page_probabilities=[0.9, 0.05, 0.05])
-    assert "forty teachers" in article.text and not any(text in article.text for text in COMMENTS)
-    # Whatever the page type: articles with long threads are often typed list or other (issue 17).
-    other = classify(root, blocks=blocks, page_probabilities=[0.1, 0.1, 0.8])
-    assert not any(text in other.text for text in COMMENTS)
-
-
 def test_the_fallback_block_is_not_in_a_comment_thread(monkeypatch: pytest.MonkeyPatch) -> None:
     # No block reaches the threshold and the thread's blocks score highest (a short post under a long
     # thread, Dragnet R727): the fallback keeps the page's best block outside the thread, not a comment.
-    root = parse_html(_page_with_comments())
+    root = parse_html(page_with_comments())
     blocks = page_blocks(root)
     thread = set(rules.comment_blocks(blocks))
     assert thread and len(thread) < len(blocks)
@@ -430,232 +388,3 @@ def test_regraph_rewrites_the_shipped_models_in_the_current_layout(tmp_path: Pat
     assert meta["paragraphs"]["parity"]["max_abs_diff"] < PARITY_TOLERANCE
 
 
-def test_a_thread_in_one_block_longer_than_the_article_is_still_a_thread() -> None:
-    # WordPress: every comment an <li class="comment"> of one <ol>, so the whole thread is one block.
-    items = "".join(f"<li class='comment c{i}'><div class='comment-author'>reader{i}</div><p>{text}</p></li>"
-                    for i, text in enumerate(COMMENTS * 4))
-    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div id='post'><h2>At the market</h2>"
-            "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
-            f"</div></div><div id='comments'><ol>{items}</ol></div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
-    assert all(comment in found for comment in COMMENTS) and "river fish" not in found
-    # The same thread without comment-named items is, by length, the main block: left to the model.
-    plain = page.replace("class='comment c", "class='note c").replace("comment-author", "note-author")
-    plain_blocks = page_blocks(parse_html(plain))
-    assert rules.comment_blocks(plain_blocks) == []
-
-
-def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article() -> None:
-    # Each comment its own block (<dd class="comment">'s body in a <div>), one of them three times the short
-    # article: the longest block is one comment among comment-named siblings, so the article is the main block.
-    long_comment = " ".join(COMMENTS * 3)
-    items = "".join(f"<dt id='comment-{i}' class='comment'>reader{i}</dt><dd class='comment depth-1'>"
-                    f"<div class='format_text'><p>{text}</p></div></dd>"
-                    for i, text in enumerate((long_comment, *COMMENTS)))
-    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div id='post'><h2>At the market</h2>"
-            "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
-            f"</div></div><div id='comments'><dl id='comment_list'>{items}</dl></div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
-    assert long_comment in found and all(comment in found for comment in COMMENTS) and "river fish" not in found
-    # Items not named as single comments (only their ids, on other elements; or named after a state of the
-    # comments, "has-comments"): by length, the longest block is then the main one, left to the model.
-    for changed in (page.replace("class='comment depth-1'", "class='note'").replace("class='comment'", ""),
-                    page.replace("class='comment", "class='has-comments").replace("id='comment-", "id='note-")):
-        blocks = page_blocks(parse_html(changed))
-        assert long_comment not in "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
-
-
-def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
-    root = parse_html(_page_with_comments("<div id='story' class='post has-comments'>"))
-    blocks = page_blocks(root)
-    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
-    assert all(comment in found for comment in COMMENTS)
-    assert "forty teachers" not in found and "six-hour debate" not in found
-
-
-def test_a_dropped_block_between_the_paragraphs_of_a_kept_one_is_kept() -> None:
-    # An <ol> in the middle of an article's <div> (trafilatura-eval's achgut.com page): its own block.
-    questions = ("<ol><li>Wie schwer ist die Krankheit?</li><li>Wer ist davon betroffen?</li>"
-                 "<li>Hinterlässt sie Folgeschäden?</li></ol>")
-    links = "<ul><li><a href='/a'>Weiterlesen: die Lage im Mai</a></li><li><a href='/b'>Alle Berichte</a></li></ul>"
-    page = ("<html><body><div id='menu'><a href='/'>Home</a></div><div class='body'>Die Lage am Mittwoch."
-            f"<br>Die Fragen sind diese:{questions}Und die Antworten folgen.{links}Das Ende.</div>"
-            "<div class='after'><p>Ein Kasten nach dem Artikel.</p></div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    by_tag = {str(b.element.tag): b.index for b in blocks}
-    body = next(b.index for b in blocks if b.element.get("class") == "body")
-    kept = [b.index == body for b in blocks]
-    # The list of questions lies between the body's paragraphs; the link list too, but it is links; the
-    # box after the article is not inside it.
-    assert rules.nested_blocks(blocks, kept) == [by_tag["ol"]]
-    # Inside the kept block but after its last paragraph: not between them.
-    only_first = page.replace("Und die Antworten folgen.", "").replace("Das Ende.", "")
-    first_blocks = page_blocks(parse_html(only_first))
-    first_body = next(b.index for b in first_blocks if b.element.get("class") == "body")
-    assert rules.nested_blocks(first_blocks, [b.index == first_body for b in first_blocks]) == []
-    assert rules.nested_blocks(blocks, [False] * len(blocks)) == []
-    # A short block between the paragraphs (a label, a share line) is under NESTED_MIN_CHARS: not kept.
-    short = page.replace(questions, "<div class='share'>Teilen Sie dies mit:</div>")
-    short_blocks = page_blocks(parse_html(short))
-    short_body = next(b.index for b in short_blocks if b.element.get("class") == "body")
-    assert any(b.element.get("class") == "share" for b in short_blocks)
-    assert rules.nested_blocks(short_blocks, [b.index == short_body for b in short_blocks]) == []
-
-
-def test_unsure_blocks_outside_the_main_region_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A blog post (headline and body in one container) beside a blogroll and a box of recent posts, on a
-    # page typed list: the stacked model keeps the sidebars at a low threshold (Dragnet R263, Typepad).
-    page = ("<html><body><div id='side'><ul class='blogroll'><li><a href='/a'>A friend's blog</a></li></ul>"
-            "<div class='recent'><p>Recent posts: notes from the week.</p></div></div>"
-            "<div id='post'><h2 class='title'>On bosses</h2><div class='entry-body'><p>I spent the morning "
-            "reading the mail that came in while I was away.</p></div></div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    index = {str(b.element.get("class") or b.element.get("id")): b.index for b in blocks}
-    body, title, roll, recent = index["entry-body"], index["post"], index["blogroll"], index["recent"]
-    kept = [True] * len(blocks)
-
-    def probabilities(**given: float) -> np.ndarray:
-        values = np.full(len(blocks), 0.3, dtype=np.float32)
-        for name, value in given.items():
-            values[index[name.replace("_", "-")]] = value
-        return values
-
-    # The body is sure (0.95): the region is the post's <div> (the headline's block, and the body); the unsure
-    # sidebars go.
-    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95), kept) == sorted([roll, recent])
-    # A sidebar the model is sure enough of (0.6) stays; so does the headline inside the region, however unsure.
-    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.6), kept) == [roll]
-    assert title not in rules.outside_main_region(blocks, probabilities(entry_body=0.95, post=0.1), kept)
-    # No sure main block, or a sure block in the sidebar too (the region would be <body>): nothing is dropped.
-    assert rules.outside_main_region(blocks, probabilities(entry_body=0.7), kept) == []
-    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95, recent=0.9), kept) == []
-    # Blocks not kept are not the rule's to drop.
-    assert rules.outside_main_region(blocks, probabilities(entry_body=0.95),
-                                          [b.index in (body, title) for b in blocks]) == []
-    assert body not in rules.outside_main_region(blocks, probabilities(entry_body=0.95), kept)
-    # A block of an ancestor of the region (text straight in <body>, around the post) is not beside it: it stays.
-    around = page.replace("<body>", "<body>Notes straight in the body, around the post.")
-    around_blocks = page_blocks(parse_html(around))
-    body_block = next(b.index for b in around_blocks if b.element.tag == "body")
-    around_scores = np.full(len(around_blocks), 0.3, dtype=np.float32)
-    around_scores[next(b.index for b in around_blocks if b.element.get("class") == "entry-body")] = 0.95
-    dropped = rules.outside_main_region(around_blocks, around_scores, [True] * len(around_blocks))
-    assert body_block not in dropped and len(dropped) == 2
-    # In classify, after the model's decision (every block over a 0.25 threshold): counted, the post's text left.
-    models = classifier.shared_models()
-    assert models.stack is not None
-    low = replace(models, stack=replace(models.stack, type_thresholds=(0.25, 0.25, 0.25)))
-    scores = probabilities(entry_body=0.95)
-    monkeypatch.setattr(classifier._StackModel, "content_probability", lambda self, rows: scores)
-    decision = classify(parse_html(page), low, page_probabilities=[0.1, 0.8, 0.1], trim=False)
-    assert decision.outside == 2 and decision.text == "On bosses\nI spent the morning reading the mail that came " \
-        "in while I was away."
-
-
-def test_unsure_blocks_after_the_declared_article_body_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A news page: headline and lead above the CMS's declared body, an author box and related posts after it.
-    lead = "<p class='lead'>The council voted on Tuesday to close the old bridge for a year of repairs.</p>"
-    body = ("<div class='post entry-content clearfix'><p>The bridge, built in 1931, carries twelve thousand cars a "
-            "day. Engineers found cracks in two of its piers in the spring, and the council asked for a full "
-            "survey.</p><p>Traffic will go by the ring road while the work lasts, the mayor said, and buses will "
-            "run every ten minutes between the two banks.</p></div>")
-    after = ("<div class='author'><p>Jane Doe writes about the city for the paper.</p></div>"
-             "<div class='related'><p>Read also: the ring road's new lanes open next week.</p></div>")
-    page = f"<html><body><h1 class='headline'>Old bridge to close</h1>{lead}{body}{after}</body></html>"
-
-    def dropped(html_text: str, kept_only: tuple[str, ...] = (), **given: float) -> list[str]:
-        blocks = page_blocks(parse_html(html_text))
-        names = [str(b.element.get("class") or b.element.tag).split()[-1] for b in blocks]
-        values = np.array([given.get(name, 0.3) for name in names], dtype=np.float32)
-        kept = [not kept_only or name in kept_only for name in names]
-        return [names[i] for i in rules.after_article_body(blocks, values, kept)]
-
-    # The author box and the related posts go; the headline and the lead before the body stay.
-    assert dropped(page) == ["author", "related"]
-    # A block after the body the model is sure enough of stays; so do blocks not kept.
-    assert dropped(page, author=0.6) == ["related"]
-    assert dropped(page, kept_only=("clearfix", "headline")) == []
-    # Nested marks (Blogger's post-body around its post-content) are one body.
-    nested = page.replace(body, f"<div class='post-body'>{body}</div>")
-    assert dropped(nested) == ["author", "related"]
-    # No declared body: nothing is dropped, nor when a class only contains the words (entry-content-wrapper), when
-    # the body holds a teaser's text only, or when the page has several bodies apart (a blog's index of posts).
-    assert dropped(page.replace("entry-content", "story")) == []
-    assert dropped(page.replace("entry-content", "entry-content-wrapper")) == []
-    assert dropped(page.replace(body, "<div class='entry-content'><p>The bridge closes.</p></div>")) == []
-    assert dropped(page.replace(after, body.replace("1931", "1932") + after)) == []
-    # itemprop="articleBody" declares it too.
-    assert dropped(page.replace("class='post entry-content clearfix'", "itemprop='articleBody'")) == [
-        "author", "related"]
-    # In classify, after the model's decision (every block over a 0.25 threshold): counted, the article left.
-    models = classifier.shared_models()
-    assert models.stack is not None
-    low = replace(models, stack=replace(models.stack, type_thresholds=(0.25, 0.25, 0.25)))
-    blocks = page_blocks(parse_html(page))
-    scores = np.array([0.6 if "entry-content" in (b.element.get("class") or "") else 0.3 for b in blocks],
-                      dtype=np.float32)
-    monkeypatch.setattr(classifier._StackModel, "content_probability", lambda self, rows: scores)
-    decision = classify(parse_html(page), low, page_probabilities=[0.8, 0.1, 0.1], trim=False)
-    assert decision.after_body == 2
-    assert decision.text.startswith("Old bridge to close\nThe council voted") and "Jane Doe" not in decision.text
-    assert decision.text.endswith("between the two banks.")
-
-
-def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:
-    # An article's body block ending in "read also" and tag lines, and a link line in its middle.
-    body = ("<div class='story'><p>The council voted on Tuesday to close the old bridge for a year of repairs, after "
-            "engineers found cracks in two of its piers.</p><p>See <a href='/a'>the engineers' report</a> for the "
-            "survey.</p><p>Traffic will go by the ring road while the work lasts, the mayor said.</p>"
-            "<p><a href='/b'>Read also: the ring road's new lanes open next week</a></p>"
-            "<p>Tags: <a href='/t1'>bridge</a> <a href='/t2'>council</a></p></div>")
-    page = f"<html><body><h1>Old bridge to close</h1>{body}</body></html>"
-    block = next(b for b in page_blocks(parse_html(page)) if b.element.get("class") == "story")
-    texts = [paragraph.text for paragraph in block.paragraphs]
-    assert len(texts) == 5 and texts[3].startswith("Read also") and texts[4].startswith("Tags")
-
-    def trimmed(flags: list[bool]) -> list[str]:
-        return [t for t, keep in zip(texts, rules.trim_link_tail(block.paragraphs, flags), strict=True) if keep]
-
-    # The tail's link lines go (the tag line is 45% links: under LINK_TAIL_DENSITY, so it ends the run and the
-    # read-also line above it stays); the middle line with a link stays.
-    assert trimmed([True] * 5) == texts
-    assert trimmed([True, True, True, True, False]) == texts[:3]
-    # A link line kept alone, or first, stays: the block was judged content.
-    assert trimmed([False, False, False, True, False]) == [texts[3]]
-    assert trimmed([False, False, True, True, False]) == [texts[2]]
-    # A tail as long as the text above it is no tail: a block of mostly link lines (a table of contents) stays.
-    assert trimmed([False, True, False, True, False]) == [texts[1], texts[3]]
-    # In classify: trimmed on an article page, not on a list page (its entries are link lines), decided by the
-    # page-type probabilities or given by the caller (the crawl's site evidence).
-    listing = page.replace("<p>Tags: <a href='/t1'>bridge</a> <a href='/t2'>council</a></p>", "")
-    models = classifier.shared_models()
-    assert models.stack is not None
-    monkeypatch.setattr(classifier._StackModel, "content_probability",
-                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
-    monkeypatch.setattr(classifier, "trim_ends", lambda probabilities, threshold: [True] * len(probabilities))
-    decision = classify(parse_html(listing), models, page_probabilities=[0.9, 0.05, 0.05])
-    assert decision.text.endswith("the mayor said.") and "Read also" not in decision.text
-    assert decision.link_tail == 1
-    for probabilities, page_type in (([0.05, 0.9, 0.05], None), ([0.9, 0.05, 0.05], "list")):
-        text = classify(parse_html(listing), models, page_probabilities=probabilities, page_type=page_type).text
-        assert text.endswith("Read also: the ring road's new lanes open next week")
-    # The SVM alone (paper 003's flow, the svm method) trims ends by its paragraph model only.
-    monkeypatch.setattr(classifier._Model, "content_probability",
-                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
-    assert "Read also" in classify(parse_html(listing), models, stack=False).text
-
-
-def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
-    body = "".join(f"<div class='text-block'><p>{COMMENTS[i % 2]} Paragraph {i}.</p></div>" for i in range(4))
-    page = (f"<html><body><div id='menu'><a href='/a'>Home</a> <a href='/b'>World</a></div><div class='story'>{body}"
-            "</div><div class='story-footer'><a href='/x'>More</a></div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    paragraphs = [b.index for b in blocks if b.element.get("class") == "text-block"]
-    assert len(paragraphs) == 4
-    kept = [b.index in paragraphs[:3] for b in blocks]  # the last paragraph dropped, its three siblings kept
-    assert rules.sibling_blocks(blocks, kept) == [paragraphs[3]]
-    links = [b.index for b in blocks if b.link_chars]  # link-heavy blocks are never pulled in
-    assert not set(rules.sibling_blocks(blocks, [not keep for keep in kept])) & set(links)
-    assert rules.sibling_blocks(blocks, [b.index == paragraphs[0] for b in blocks]) == []  # one is not a run

@@ -37,7 +37,7 @@ from scrapy.http import Response
 from scrapy_playwright.handler import ScrapyPlaywrightDownloadHandler
 
 from crawler.errors import RenderStuck
-from crawler.middlewares.render import RenderConfig
+from crawler.middlewares.render_config import RenderConfig
 
 logger = logging.getLogger(__name__)
 

@@ -72,7 +72,7 @@ class Command(ScrapyCrawlCommand):
 
 def _renders(site_list: SiteList, settings: BaseSettings) -> bool:
     """Return True when some site of the list has its pages rendered (``render: true``, RENDER_ENABLED on)."""
-    from crawler.middlewares.render import RenderConfig
+    from crawler.middlewares.render_config import RenderConfig
 
     return RenderConfig.from_settings(settings).enabled and any(site.render for site in site_list.sites)
 

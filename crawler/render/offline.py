@@ -43,7 +43,7 @@ from playwright.async_api import (
 from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
 
-from crawler.middlewares.render import RenderConfig
+from crawler.middlewares.render_config import RenderConfig
 from crawler.render.screenshots import is_blank, repeated_top_offset
 from extraction.pagetype.models import load_gray
 

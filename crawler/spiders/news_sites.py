@@ -13,19 +13,16 @@ that end without an item are those robots.txt forbids (counted in stats).
 
 from __future__ import annotations
 
-import hashlib
 import logging
-import re
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 from parsel import Selector
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
-from scrapy.http import Response, TextResponse
+from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.gz import gunzip
 from scrapy.utils.sitemap import Sitemap
@@ -34,10 +31,12 @@ from twisted.python.failure import Failure
 from crawler.errors import failure_reason, short_message
 from crawler.feeds import durable
 from crawler.links import page_links
-from crawler.middlewares.render import RenderResult
+from crawler.middlewares.render_result import RenderResult
 from crawler.responses import content_type, http_exchange
 from crawler.sites import SiteConfig, SiteList, load_site_list
 from crawler.sitetypes import SiteTypeEvidence
+from crawler.spiders.fetching import _amp_links, _fetch_info, _politeness
+from crawler.spiders.listings import _xml_text, feed_date, news_publication_dates
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
 from extraction.page import Page
 from extraction.record import Record
@@ -463,76 +462,3 @@ class NewsSitesSpider(Spider):
     def mark_seen(self, urls: Iterable[str]) -> None:
         """Add URLs to this run's seen set (aliases of a fetched article: never fetched themselves)."""
         self._state["seen"].update(urls)
-
-
-def _fetch_info(response: Response) -> dict[str, Any]:
-    """Return what the crawl state keeps of a response: the canonical URL requested, validators, body hash."""
-    meta = response.meta
-    info: dict[str, Any] = {
-        "etag": _header(response, b"ETag"),
-        "last_modified": _header(response, b"Last-Modified"),
-        "content_hash": hashlib.blake2b(response.body, digest_size=16).hexdigest(),
-    }
-    known = meta.get("known")
-    if known is not None:
-        info["known_text_hash"] = known["text_hash"]
-        info["revisit"] = known["revisit"]
-        info["export_changed"] = known["export_changed"]
-    return info
-
-
-def _amp_links(page: Page, response: Response) -> list[str]:
-    """Return the page's ``<link rel=amphtml>`` URLs, absolute; none from a page that cannot be read."""
-    try:
-        return [response.urljoin(href) for href in page.tree.xpath("//link[@rel='amphtml']/@href")]
-    except Exception:  # an unparsable page, a malformed URL
-        return []
-
-
-def _header(response: Response, name: bytes) -> str | None:
-    value = response.headers.get(name)
-    return value.decode("latin-1") if value else None
-
-
-def feed_date(value: str | None) -> str | None:
-    """Return an RSS ``pubDate`` (RFC 822) or Atom date as ISO 8601, None when unreadable."""
-    if not value or not value.strip():
-        return None
-    value = value.strip()
-    try:
-        return parsedate_to_datetime(value).isoformat()
-    except (TypeError, ValueError, IndexError):
-        return value  # ISO 8601 already (Atom, dc:date), or left to the metadata step's parser
-
-
-_NEWS_ENTRY_RE = re.compile(rb"<(?:\w+:)?loc>\s*([^<]+?)\s*</(?:\w+:)?loc>.*?"
-                            rb"<(?:\w+:)?publication_date>\s*([^<]+?)\s*</", re.S)
-
-
-def news_publication_dates(body: bytes) -> dict[str, str]:
-    """Return ``news:publication_date`` by ``loc`` of a Google News sitemap (Scrapy's parser drops nested tags)."""
-    if b"publication_date" not in body:
-        return {}
-    dates = {}
-    for chunk in re.split(rb"</(?:\w+:)?url>", body):
-        match = _NEWS_ENTRY_RE.search(chunk)
-        if match:
-            dates[match.group(1).decode("utf-8", "replace").replace("&amp;", "&")] = match.group(2).decode(
-                "utf-8", "replace")
-    return dates
-
-
-def _politeness(site: SiteConfig) -> dict[str, Any]:
-    """Request meta for a site with its own slot; a fixed ``delay`` is not adapted by AutoThrottle."""
-    if site.download_slot is None:
-        return {}
-    meta: dict[str, Any] = {"download_slot": site.download_slot}
-    if site.delay is not None:
-        meta["autothrottle_dont_adjust_delay"] = True
-    return meta
-
-
-def _xml_text(response: Response) -> str:
-    if isinstance(response, TextResponse):
-        return response.text
-    return response.body.decode("utf-8", "replace")

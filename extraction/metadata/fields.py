@@ -61,7 +61,8 @@ _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 
 @dataclass
 class Metadata:
-    """What a page says about itself (the package's docstring: :mod:`extraction.metadata`); None or empty where it says nothing."""
+    """What a page says about itself (the sources in order: :mod:`extraction.metadata`); None or empty where it says
+    nothing."""
 
     title: str | None = None
     authors: list[str] = field(default_factory=list)

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from crawler.middlewares.render import RenderConfig
+from crawler.middlewares.render_config import RenderConfig
 from crawler.render.screenshots import is_blank, png_size, repeated_top_offset
 from demo import DemoPage
 from demo.server import DemoServer

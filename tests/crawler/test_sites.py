@@ -164,7 +164,8 @@ def test_javascript_is_a_site_choice_or_left_to_the_setting() -> None:
 def test_per_site_politeness_gets_a_slot_of_its_own() -> None:
     from scrapy.settings import Settings
 
-    from crawler.spiders.news_sites import NewsSitesSpider, _politeness
+    from crawler.spiders.fetching import _politeness
+    from crawler.spiders.news_sites import NewsSitesSpider
 
     text = _one_site("    delay: 2.5\n    concurrency: 1\n") + (
         "  - name: t\n    start_urls: [\"http://t.test/\"]\n    allowed_prefixes: [\"http://t.test/\"]\n"

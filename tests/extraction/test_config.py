@@ -9,7 +9,7 @@ from typing import Any, ClassVar
 import pytest
 from scrapy.settings import Settings
 
-from crawler.middlewares.render import RenderConfig
+from crawler.middlewares.render_config import RenderConfig
 from extraction.config import ComponentConfig
 from extraction.process import BlocksConfig, PageTypeConfig
 from pipelines.archive import ArchiveConfig

@@ -16,7 +16,9 @@ from scrapy_playwright.handler import BrowserContextWrapper
 
 from crawler.errors import RenderStuck
 from crawler.handlers import SharedPlaywrightDownloadHandler
-from crawler.middlewares.render import RenderConfig, RenderMiddleware, block_policy, web_label
+from crawler.middlewares.render import RenderMiddleware
+from crawler.middlewares.render_config import RenderConfig, block_policy
+from crawler.middlewares.render_result import web_label
 from extraction.pagetype.models import CROP_RATIO
 
 

@@ -105,7 +105,8 @@ DOWNLOADER_MIDDLEWARES = {
 # PAGETYPE_ENABLED, PAGETYPE_MODEL_DIR: defaults in extraction/process.py (PageTypeConfig); PAGETYPE_SITE_ENABLED,
 # PAGETYPE_SITE_FLUSH_VOTES: crawler/sitetypes.py (SiteTypesConfig).
 # Block classifier (papers 003 and 004; extraction/blockclf/, models/).
-# BLOCKS_ENABLED: default in extraction/process.py (BlocksConfig); the environment may name the model folder.
+# BLOCKS_ENABLED, BLOCKS_FAVOR: defaults in extraction/process.py (BlocksConfig); the environment may name the
+# model folder.
 BLOCKS_MODEL_DIR = os.environ.get("BLOCKS_MODEL_DIR", "")  # meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
 # Title chooser (extraction/title.py, models/title/). TITLE_ENABLED, TITLE_MODEL_DIR: defaults in
 # extraction/process.py (TitleConfig).

@@ -4,7 +4,8 @@ Each baseline is a function ``(html: str, url: str | None) -> str`` (the main te
 package imported on first use only, so importing this module costs nothing and the crawl
 never needs them. Names::
 
-    trafilatura   trafilatura.extract with its defaults (no favor_precision/recall), no comments
+    trafilatura   trafilatura.extract with its defaults (no favor_precision/recall), no comments;
+                  trafilatura-precision / trafilatura-recall: with favor_precision / favor_recall
     readability   readability-lxml Document(html).summary(html_partial=True), made text with
                   our own visible_text (one line per block)
     justext       jusText with the English stoplist. jusText ships no Chinese stoplist, so on
@@ -41,11 +42,11 @@ def _import(module: str, baseline: str) -> Any:
         ) from exc
 
 
-def _trafilatura() -> Baseline:
+def _trafilatura(**options: bool) -> Baseline:
     trafilatura = _import("trafilatura", "trafilatura")
 
     def run(html: str, url: str | None) -> str:
-        return trafilatura.extract(html, url=url, include_comments=False) or ""
+        return trafilatura.extract(html, url=url, include_comments=False, **options) or ""
 
     return run
 
@@ -95,6 +96,8 @@ def _goose3() -> Baseline:
 
 BASELINES: dict[str, Callable[[], Baseline]] = {
     "trafilatura": _trafilatura,
+    "trafilatura-precision": lambda: _trafilatura(favor_precision=True),
+    "trafilatura-recall": lambda: _trafilatura(favor_recall=True),
     "readability": _readability,
     "justext": _justext,
     "boilerpy3": _boilerpy3,

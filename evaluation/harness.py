@@ -88,12 +88,41 @@ def metric_for(dataset: str) -> str:
         ) from None
 
 
+FAVOR_SEPARATOR = "@"  # "pipeline@precision": the default flow with the block model's thresholds of a favor
+
+
+def favor_methods() -> list[str]:
+    """Return the candidate names of the default flow with ``BLOCKS_FAVOR`` other than balanced."""
+    from extraction.blockclf.classifier import BALANCED, FAVORS
+
+    return [f"pipeline{FAVOR_SEPARATOR}{favor}" for favor in FAVORS if favor != BALANCED]
+
+
 def method_candidate(name: str) -> Extractor:
-    """Return an extractor that runs our method ``name`` (via ``extraction.methods.extract``)."""
+    """Return an extractor that runs our method ``name`` (via ``extraction.methods.extract``), or for
+    ``pipeline@FAVOR`` the default flow as a crawl with ``BLOCKS_FAVOR=FAVOR`` runs it."""
+    if FAVOR_SEPARATOR in name:
+        return _favored_pipeline(name.split(FAVOR_SEPARATOR, 1)[1])
     from extraction.methods import extract
 
     def run(html: str, url: str | None) -> str:
         return extract(html, name, url).text
+
+    return run
+
+
+def _favored_pipeline(favor: str) -> Extractor:
+    from extraction.blockclf.classifier import shared_models as shared_block_models
+    from extraction.dom.html import parse_html
+    from extraction.page import Page
+    from extraction.pagetype.models import shared_models as shared_page_models
+    from extraction.process import Context, process
+    from extraction.title import shared_model as shared_title_model
+
+    context = Context(shared_page_models(), shared_block_models().favoring(favor), title_model=shared_title_model())
+
+    def run(html: str, url: str | None) -> str:
+        return process(Page.from_tree(parse_html(html), url), context).text
 
     return run
 

@@ -46,7 +46,7 @@ from typing import Any, ClassVar, Protocol
 
 from lxml import html
 
-from extraction.blockclf.classifier import BlockModels, classify
+from extraction.blockclf.classifier import BALANCED, FAVORS, BlockModels, classify
 from extraction.blockclf.classifier import shared_models as shared_block_models
 from extraction.config import ComponentConfig
 from extraction.dom.blocks import Block, page_blocks
@@ -116,6 +116,11 @@ class BlocksConfig(ComponentConfig):
     prefix: ClassVar[str] = "BLOCKS"
     enabled: bool = True  # off: the text is the full visible text (extraction_method "fulltext")
     model_dir: str = ""  # folder with meta.json, blocks.onnx, paragraphs.onnx (empty: models/)
+    favor: str = BALANCED  # the stacked model's thresholds: balanced, precision or recall (BlockModels.favoring)
+
+    def validate(self) -> None:
+        if self.favor not in FAVORS:
+            raise ValueError(f"BLOCKS_FAVOR must be one of {', '.join(FAVORS)}, got {self.favor!r}")
 
 
 @dataclass(frozen=True)
@@ -178,7 +183,8 @@ class Context:
         blocks = BlocksConfig.from_settings(settings)
         title = TitleConfig.from_settings(settings)
         page_models = shared_page_models(typing.model_dir or None) if typing.enabled else None
-        block_models = shared_block_models(blocks.model_dir or None) if blocks.enabled and method == PIPELINE else None
+        block_models = shared_block_models(blocks.model_dir or None).favoring(blocks.favor) \
+            if blocks.enabled and method == PIPELINE else None
         title_model = shared_title_model(title.model_dir or None) if title.enabled else None
         return cls(page_models, block_models, templates, method, count=count,
                    method_models=method_models(method, settings), source=SourceConfig.from_settings(settings),
@@ -192,7 +198,8 @@ class Context:
         blocks = BlocksConfig.from_settings(settings)
         title = TitleConfig.from_settings(settings)
         versions = {"pagetype": PageTypeModels.version_of(typing.model_dir or None) if typing.enabled else None,
-                    "blocks": BlockModels.version_of(blocks.model_dir or None) if blocks.enabled else None,
+                    "blocks": BlockModels.version_of(blocks.model_dir or None, blocks.favor)
+                    if blocks.enabled else None,
                     "title": TitleModel.version_of(title.model_dir or None) if title.enabled else None}
         return {name: version for name, version in versions.items() if version is not None}
 

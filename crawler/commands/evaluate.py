@@ -60,7 +60,9 @@ class Command(ScrapyCommand):
 
         super().add_options(parser)
         parser.add_argument("--dataset", help=f"dataset name, one of {', '.join(METRIC_BY_DATASET)}")
-        parser.add_argument("--method", help="comma-separated methods (default every registered method)")
+        parser.add_argument("--method", help="comma-separated methods (default every registered method); "
+                                             "pipeline@precision and pipeline@recall: the default flow with "
+                                             "BLOCKS_FAVOR=precision or recall")
         parser.add_argument("--baselines", default="",
                             help=f"comma-separated baselines, none by default, from {', '.join(baseline_names())}")
         parser.add_argument("--limit", type=int, help="evaluate only the first N pages with ground truth")
@@ -72,7 +74,7 @@ class Command(ScrapyCommand):
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from evaluation.baselines import BaselineUnavailable
         from evaluation.datasets import DatasetNotFound
-        from evaluation.harness import METRIC_BY_DATASET, evaluate_dataset, markdown_table, resolve_split
+        from evaluation.harness import METRIC_BY_DATASET, evaluate_dataset, favor_methods, markdown_table, resolve_split
 
         if args:
             raise UsageError(f"unexpected arguments: {' '.join(args)}")
@@ -85,6 +87,7 @@ class Command(ScrapyCommand):
             raise UsageError("--limit must be at least 1")
         known = method_names()
         methods = _names(opts.method) or known
+        known = [*known, *favor_methods()]
         unknown = [m for m in methods if m not in known]
         if unknown:
             raise UsageError(f"unknown --method {', '.join(unknown)}; known: {', '.join(known)}")

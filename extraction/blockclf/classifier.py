@@ -25,7 +25,7 @@ onnxruntime for a 14.7 GB buffer).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -63,6 +63,11 @@ TRAIN_COMMAND = "make train-blocks"
 STACK_NAME = "stack"  # extraction_method of the text the stacked model chose
 STACK_FOLDER = "stack"  # the stacked block model's folder, inside the block models' folder
 STACK_TRAIN_COMMAND = "make train-stack"
+# What the stacked model's thresholds favor (BLOCKS_FAVOR): balanced is the best characters-weighted F1 of
+# the training's grouped CV, precision its F0.5 (fewer blocks kept: less boilerplate, some text lost),
+# recall its F2 (more kept), as trafilatura's favor_precision / favor_recall.
+BALANCED = "balanced"
+FAVORS = (BALANCED, "precision", "recall")
 # Blocks scored per page. The largest of 2,213 dataset pages (CleanEval final, WCXB dev,
 # Chinese-WCED) has 2,500 blocks (99th percentile 557), so real pages stay whole. A page over the
 # cap (the test page: 400,000 link blocks in 17 MB) keeps the MAX_BLOCKS blocks with the most
@@ -103,6 +108,9 @@ class _StackModel(_Model):
     version: str = ""
     type_thresholds: tuple[float, float, float] | None = None
     type_margin: float = 0.0
+    # Per favor other than balanced (``FAVORS``): its threshold for untyped pages and per page type (``meta.json``
+    # "favor"), each the best characters-weighted F-beta of the training's grouped-CV probabilities (0.5 / 2).
+    favors: tuple[tuple[str, float, tuple[float, float, float]], ...] = ()
 
     def threshold_for(self, page_probabilities: Sequence[float] | None, page_type: str | None = None) -> float:
         """Return the threshold of a page with these page-type probabilities (article, list, other), or of
@@ -133,12 +141,31 @@ class BlockModels:
     stack: _StackModel | None = None  # models/stack/: decides the blocks in the SVM's place when present
 
     @staticmethod
-    def version_of(directory: str | Path | None = None) -> str:
+    def version_of(directory: str | Path | None = None, favor: str = BALANCED) -> str:
         """Return the version the models of ``directory`` (None or empty: the shipped ``models/``) load with,
-        from the meta.json files alone: the folder's, with its stacked model's after a "+"."""
+        from the meta.json files alone: the folder's, with its stacked model's after a "+" and a favor other
+        than balanced after an "@" (``favoring``)."""
         folder = Path(directory or MODELS_DIR)
         stack = folder / STACK_FOLDER
-        return meta_version(folder) + (f"+{meta_version(stack)}" if (stack / META_FILE).exists() else "")
+        if not (stack / META_FILE).exists():
+            return meta_version(folder)
+        return f"{meta_version(folder)}+{meta_version(stack)}" + ("" if favor == BALANCED else f"@{favor}")
+
+    def favoring(self, favor: str) -> BlockModels:
+        """Return these models with the stacked model's thresholds of ``favor`` (``FAVORS``): ``precision``
+        keeps fewer blocks, ``recall`` more; ``balanced`` (its F1) is these models. Without a stacked model
+        the favor changes nothing (the SVM has one threshold)."""
+        if favor not in FAVORS:
+            raise ValueError(f"favor must be one of {', '.join(FAVORS)}, got {favor!r}")
+        if favor == BALANCED or self.stack is None:
+            return self
+        found = next((entry for entry in self.stack.favors if entry[0] == favor), None)
+        if found is None:
+            raise ModelError(f"the stacked block model has no {favor} thresholds (meta.json \"favor\"): retrain "
+                             f"with `{STACK_TRAIN_COMMAND}`")
+        _, threshold, by_type = found
+        return replace(self, stack=replace(self.stack, threshold=threshold, type_thresholds=by_type),
+                       version=f"{self.version}@{favor}")
 
     @classmethod
     def load(cls, directory: str | Path | None = None) -> BlockModels:
@@ -172,10 +199,17 @@ def _stack_model(folder: Path) -> _StackModel:
         raise ModelError(f"{where}: the stacked block model's features (version {meta.get('context_version')!r}) "
                          f"differ from this code's ({CONTEXT_VERSION}): retrain with `{STACK_TRAIN_COMMAND}`")
     loaded = session(folder / meta.get("file", "model.onnx"))
-    by_type = meta.get("thresholds")
-    thresholds = None if not by_type else (float(by_type["article"]), float(by_type["list"]), float(by_type["other"]))
+    favors = tuple((name, float(entry["threshold"]), thresholds) for name, entry in (meta.get("favor") or {}).items()
+                   if name in FAVORS and (thresholds := _by_type(entry.get("thresholds"))) is not None)
     return _StackModel(loaded, loaded.get_inputs()[0].name, float(meta.get("threshold", 0.5)), meta_version(folder),
-                       thresholds, float(meta.get("type_margin", 0.0)))
+                       _by_type(meta.get("thresholds")), float(meta.get("type_margin", 0.0)), favors)
+
+
+def _by_type(thresholds: dict[str, Any] | None) -> tuple[float, float, float] | None:
+    """Return a meta.json entry of thresholds by page type as (article, list, other), None for none."""
+    if not thresholds:
+        return None
+    return float(thresholds["article"]), float(thresholds["list"]), float(thresholds["other"])
 
 
 def shared_models(directory: str | Path | None = None) -> BlockModels:

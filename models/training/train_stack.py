@@ -58,6 +58,10 @@ PARAMS: dict[str, Any] = {"learning_rate": 0.08, "max_leaf_nodes": 48, "min_samp
                           "max_iter": 600, "early_stopping": True, "validation_fraction": 0.1, "n_iter_no_change": 30}
 THRESHOLDS = np.round(np.arange(0.2, 0.71, 0.025), 3)
 MIN_TYPE_PAGES = 50  # a page type with fewer training pages keeps the global threshold
+# The favors other than balanced (BLOCKS_FAVOR, extraction.blockclf.classifier.FAVORS): the F-beta their
+# thresholds maximise, on a wider grid (precision's best may lie above THRESHOLDS).
+FAVOR_BETAS: dict[str, float] = {"precision": 0.5, "recall": 2.0}
+FAVOR_THRESHOLDS = np.round(np.arange(0.05, 0.951, 0.025), 3)
 
 FloatArray = npt.NDArray[np.float32]
 
@@ -117,6 +121,44 @@ def weighted_f1(y: npt.NDArray[np.bool_], predicted: npt.NDArray[np.bool_], weig
     return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
 
 
+def weighted_fbeta(y: npt.NDArray[np.bool_], predicted: npt.NDArray[np.bool_], weight: npt.NDArray[np.float32],
+                   beta: float) -> float:
+    """Return the content-class F-beta with every block weighted by its characters."""
+    tp = float(weight[y & predicted].sum())
+    fp = float(weight[~y & predicted].sum())
+    fn = float(weight[y & ~predicted].sum())
+    return (1 + beta**2) * tp / ((1 + beta**2) * tp + beta**2 * fn + fp) if tp else 0.0
+
+
+def favor_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64],
+                     types: npt.NDArray[np.int64]) -> dict[str, Any]:
+    """Return per favor of ``FAVOR_BETAS`` its threshold for untyped pages (the best characters-weighted F-beta of
+    the out-of-fold ``probabilities`` over all blocks) and per page type (the best on that type's blocks; the
+    overall one for a type with under ``MIN_TYPE_PAGES`` pages), with the precision, recall and mean per-page
+    F1 of the typed thresholds."""
+    found: dict[str, Any] = {}
+    for favor, beta in FAVOR_BETAS.items():
+        scores = {float(t): weighted_fbeta(rows.y, probabilities >= t, rows.chars, beta) for t in FAVOR_THRESHOLDS}
+        overall = max(scores, key=scores.__getitem__)
+        chosen: dict[str, float] = {}
+        for index, name in enumerate(CLASSES):
+            mask = types == index
+            if len(np.unique(rows.page[mask])) < MIN_TYPE_PAGES:
+                chosen[name] = overall
+                continue
+            by_threshold = {float(t): weighted_fbeta(rows.y[mask], probabilities[mask] >= t, rows.chars[mask], beta)
+                            for t in FAVOR_THRESHOLDS}
+            chosen[name] = max(by_threshold, key=by_threshold.__getitem__)
+        predicted = probabilities >= np.asarray([chosen[name] for name in CLASSES])[types]
+        weight, y = rows.chars, rows.y
+        kept = float(weight[predicted].sum())
+        found[favor] = {"beta": beta, "threshold": overall, "thresholds": chosen,
+                        "precision": round(float(weight[y & predicted].sum()) / kept, 4) if kept else 0.0,
+                        "recall": round(float(weight[y & predicted].sum()) / float(weight[y].sum()), 4),
+                        "page_mean_f1": round(page_mean_f1(rows, predicted), 4)}
+    return found
+
+
 def cross_validate(rows: Rows, params: dict[str, Any]) -> dict[str, Any]:
     """Return grouped-CV scores per threshold and the iterations early stopping chose."""
     from sklearn.ensemble import HistGradientBoostingClassifier
@@ -138,6 +180,7 @@ def cross_validate(rows: Rows, params: dict[str, Any]) -> dict[str, Any]:
     by_type = type_thresholds(rows, probabilities, best, types)
     chosen = np.asarray([by_type[name]["threshold"] for name in CLASSES])[types]
     return {"thresholds": scores, "threshold": best, "weighted_f1": scores[best], "iterations": iterations,
+            "favor": favor_thresholds(rows, probabilities, types),
             "page_mean_f1": page_mean_f1(rows, probabilities >= best),
             "block_f1": weighted_f1(rows.y, probabilities >= best, np.ones_like(rows.chars)),
             "by_type": by_type, "by_type_weighted_f1": weighted_f1(rows.y, probabilities >= chosen, rows.chars),
@@ -213,6 +256,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m models.training.train_stack", description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", default=str(OUT_DIR))
     parser.add_argument("--quick", action="store_true", help="200 pages, for a smoke test")
+    parser.add_argument("--favor-only", action="store_true",
+                        help="cross-validate and write only the favors' thresholds into --out's meta.json (its model "
+                             "is not retrained: for a model trained before favors existed)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s", stream=sys.stderr)
     pages = list(training_pages())
@@ -227,17 +273,34 @@ def main(argv: list[str] | None = None) -> int:
     logger.info("CV by page type: thresholds %s, page mean F1 %.4f, weighted F1 %.4f",
                 {name: cv["by_type"][name]["threshold"] for name in CLASSES}, cv["by_type_page_mean_f1"],
                 cv["by_type_weighted_f1"])
+    if args.favor_only:
+        return write_favors(Path(args.out), cv["favor"], data_hash(pages))
     final = {**PARAMS, "early_stopping": False, "max_iter": int(np.median(cv["iterations"]))}
     model = HistGradientBoostingClassifier(random_state=SEED, **final)
     model.fit(rows.x, rows.y.astype(np.int64))  # int labels: skl2onnx refuses boolean class labels
     meta = {"version": 1, "model": "HistGradientBoostingClassifier", "params": final, "features": list(FEATURES),
             "context_version": CONTEXT_VERSION, "threshold": cv["threshold"],
-            "thresholds": {name: cv["by_type"][name]["threshold"] for name in CLASSES},
+            "thresholds": {name: cv["by_type"][name]["threshold"] for name in CLASSES}, "favor": cv["favor"],
             "type_margin": page_type_models().other_margin, "cv": cv,
             "pages": len(pages), "blocks": len(rows.y), "data_hash": data_hash(pages),
             "train_command": "make train-stack", "file": "model.onnx"}
     export(model, Path(args.out), meta, rows.x[np.random.default_rng(SEED).choice(len(rows.x), PARITY_ROWS)])
     logger.info("wrote %s", args.out)
+    return 0
+
+
+def write_favors(out: Path, favors: dict[str, Any], pages_hash: str) -> int:
+    """Write the favors' thresholds into the meta.json of the model in ``out``, when it was trained on the same
+    pages (``data_hash``); return the exit status."""
+    path = out / "meta.json"
+    meta = json.loads(path.read_text(encoding="utf-8"))
+    if meta.get("data_hash") != pages_hash:
+        logger.error("%s was trained on other pages (data_hash): retrain it with `make train-stack`", path)
+        return 1
+    meta["favor"] = favors
+    path.write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
+    logger.info("wrote the favors' thresholds into %s: %s", path,
+                {name: entry["thresholds"] for name, entry in favors.items()})
     return 0
 
 

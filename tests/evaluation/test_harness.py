@@ -23,7 +23,9 @@ from evaluation.harness import (
     SHINGLE_ZH,
     SNIPPETS,
     evaluate,
+    favor_methods,
     markdown_table,
+    method_candidate,
     metric_for,
 )
 from tests.crawl_helpers import REPO
@@ -160,6 +162,19 @@ def test_cli_on_cleaneval(tmp_path: Path) -> None:
     data = json.loads((tmp_path / "eval-cleaneval.json").read_text(encoding="utf-8"))
     assert data["pages"] == 5 and data["candidates"][0]["name"] == "fulltext"
     assert (tmp_path / "eval-cleaneval.md").read_text(encoding="utf-8").startswith("**cleaneval**")
+
+
+def test_a_favored_pipeline_is_a_candidate_of_its_own() -> None:
+    # pipeline@precision runs the flow a crawl with BLOCKS_FAVOR=precision runs; on a plain article it keeps the
+    # article, and never keeps more than the balanced default.
+    assert favor_methods() == ["pipeline@precision", "pipeline@recall"]
+    html = ("<html><body><div class='menu'><a href='/'>Home</a> <a href='/w'>World</a></div><div class='story'>"
+            + "".join(f"<p>{BODY} Paragraph {i}.</p>" for i in range(4)) + "</div></body></html>")
+    balanced, precision = method_candidate("pipeline")(html, "http://a.test/x"), method_candidate(
+        "pipeline@precision")(html, "http://a.test/x")
+    assert "Paragraph 3." in precision and set(precision.split("\n")) <= set(balanced.split("\n"))
+    process = _cli("--dataset", "cleaneval", "--method", "pipeline@fast", "--limit", "1")
+    assert process.returncode != 0 and "unknown --method pipeline@fast" in process.stderr
 
 
 def test_cli_missing_dataset_exits_2(tmp_path: Path) -> None:

@@ -97,10 +97,26 @@ def _context(**kwargs: Any) -> tuple[Context, Counter[str]]:
 
 
 @pytest.mark.parametrize("settings", [{}, {"PAGETYPE_ENABLED": False}, {"BLOCKS_ENABLED": False},
-                                      {"TITLE_ENABLED": False}])
+                                      {"TITLE_ENABLED": False}, {"BLOCKS_FAVOR": "precision"}])
 def test_the_models_versions_read_without_loading_them_are_the_loaded_ones(settings: dict[str, Any]) -> None:
     # A crawl process whose workers load the models writes these versions in its WARC files' warcinfo.
     assert Context.pipeline_versions(settings) == Context.from_settings(settings).versions()
+
+
+def test_blocks_favor_chooses_the_stacked_models_thresholds_and_is_recorded() -> None:
+    balanced = Context.from_settings({}).block_models
+    precision = Context.from_settings({"BLOCKS_FAVOR": "precision"}).block_models
+    recall = Context.from_settings({"BLOCKS_FAVOR": "recall"}).block_models
+    assert balanced is not None and precision is not None and recall is not None
+    assert balanced.stack is not None and precision.stack is not None and recall.stack is not None
+    assert precision.version == f"{balanced.version}@precision" and recall.version.endswith("@recall")
+    # Precision keeps fewer blocks: a higher threshold on every page type; recall a lower one.
+    assert balanced.stack.type_thresholds is not None
+    for low, mid, high in zip(recall.stack.type_thresholds or (), balanced.stack.type_thresholds,
+                              precision.stack.type_thresholds or (), strict=True):
+        assert low <= mid <= high and low < high
+    with pytest.raises(ValueError, match="BLOCKS_FAVOR"):
+        Context.from_settings({"BLOCKS_FAVOR": "speed"})
 
 
 def test_the_stacked_models_version_joins_the_blocks_version(tmp_path: Any) -> None:

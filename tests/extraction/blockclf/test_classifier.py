@@ -329,6 +329,33 @@ def test_the_stack_decides_when_shipped_and_the_svm_method_keeps_the_svm() -> No
     assert classify(root, stack=False).model == "svm"
 
 
+def test_a_favor_sets_the_stacked_models_thresholds(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    models = classifier.shared_models()
+    assert models.stack is not None and models.stack.type_thresholds is not None
+    assert models.favoring("balanced") is models
+    precision = models.favoring("precision")
+    assert precision.stack is not None and precision.stack.type_thresholds is not None
+    article = precision.stack.type_thresholds[0]
+    assert article > models.stack.type_thresholds[0]
+    # A block scored between the two article thresholds: kept by balanced, dropped by precision.
+    middle = (article + models.stack.type_thresholds[0]) / 2
+    root = parse_html(hand_made_page())
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(rows), middle, dtype=np.float32))
+    assert not classify(root, models, page_probabilities=[0.9, 0.05, 0.05], trim=False).fallback
+    assert classify(root, precision, page_probabilities=[0.9, 0.05, 0.05], trim=False).fallback
+    with pytest.raises(ValueError, match="favor"):
+        models.favoring("fast")
+    # A stacked model trained before favors existed says how to get them.
+    shutil.copytree(MODELS_DIR, tmp_path / "models", ignore=shutil.ignore_patterns("pagetype", "web2text", "training"))
+    meta_path = tmp_path / "models" / "stack" / "meta.json"
+    meta = json.loads(meta_path.read_text(encoding="utf-8"))
+    del meta["favor"]
+    meta_path.write_text(json.dumps(meta), encoding="utf-8")
+    with pytest.raises(classifier.ModelError, match="make train-stack"):
+        BlockModels.load(tmp_path / "models").favoring("recall")
+
+
 def test_the_stack_keeps_blocks_by_the_threshold_of_the_page_type_its_input_decides() -> None:
     models = classifier.shared_models()
     assert models.stack is not None

@@ -112,17 +112,11 @@ def method_candidate(name: str) -> Extractor:
 
 
 def _favored_pipeline(favor: str) -> Extractor:
-    from extraction.blockclf.classifier import shared_models as shared_block_models
     from extraction.dom.html import parse_html
-    from extraction.page import Page
-    from extraction.pagetype.models import shared_models as shared_page_models
-    from extraction.process import Context, process
-    from extraction.title import shared_model as shared_title_model
-
-    context = Context(shared_page_models(), shared_block_models().favoring(favor), title_model=shared_title_model())
+    from extraction.process import extract_pipeline
 
     def run(html: str, url: str | None) -> str:
-        return process(Page.from_tree(parse_html(html), url), context).text
+        return extract_pipeline(parse_html(html), url, favor).text
 
     return run
 

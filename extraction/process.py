@@ -462,10 +462,11 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
         record.text, record.extraction_method = visible_text(root), "fulltext"
 
 
-def extract_pipeline(root: html.HtmlElement, url: str | None) -> Extraction:
-    """The ``pipeline`` method for the method registry: the flow without templates, on the shipped models."""
-    record = process(Page.from_tree(root, url), Context(shared_page_models(), shared_block_models(),
-                                                        title_model=shared_title_model()))
+def extract_pipeline(root: html.HtmlElement, url: str | None, favor: str = BALANCED) -> Extraction:
+    """The ``pipeline`` method for the method registry: the flow without templates, on the shipped models (the
+    block model's thresholds of ``favor``, as ``BLOCKS_FAVOR``)."""
+    context = Context(shared_page_models(), shared_block_models().favoring(favor), title_model=shared_title_model())
+    record = process(Page.from_tree(root, url), context)
     entries = tuple(ListEntry(e["title"] or "", e["url"]) for e in record.entries or ())
     return Extraction(method=PIPELINE, text=record.text, title=record.title, page_type=record.page_type,
                       entries=entries)

@@ -4,11 +4,11 @@
 
 1. Training pages, only from sets that may train shipped models and carry page types: wcxb-dev
    outside the held-out fold (``evaluation.folds``; listing/collection = "list", forum, product,
-   service, documentation = "other") and the demo sites (``demo.content.build_sites``). Features:
+   service, documentation = "other"), chinese-wced-dev outside it (news articles: its reader types
+   every page article) and the demo sites (``demo.content.build_sites``). Features:
    ``extraction.pagetype.features.dom_features`` on the page decoded by ``extraction.dom.encoding`` and
    parsed by ``extraction.dom.html``; cached as ``.npz`` under ``$PAGETYPE_CACHE`` (default
-   ``~/.cache/news-crawler/pagetype``). chinese-wced-dev (a train set, but without page-type labels:
-   its reader calls every page an article) is not used.
+   ``~/.cache/news-crawler/pagetype``). The pages, features and copies: ``models.training.pagetype_dom_data``.
 2. Every page also enters once without its URL (URL features zero, ``has_url`` 0), so the model
    has seen the DOM-only case (pages stored without their address); see ``AUGMENT_NO_URL``. And once
    with other sites' link blocks injected around its body (``models.training.pagetype_chrome``,
@@ -33,14 +33,11 @@ from __future__ import annotations
 import argparse
 import contextlib
 import functools
-import hashlib
 import json
 import logging
-import os
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -56,26 +53,30 @@ from sklearn.pipeline import Pipeline
 from sklearn.preprocessing import StandardScaler
 from threadpoolctl import threadpool_limits
 
-import extraction.dom.blocks
-import extraction.pagetype.features
-from evaluation.datasets import Page, iter_pages
-from evaluation.folds import HELD_OUT_FOLD, data_hash, held_out, site_of
-from extraction.dom.encoding import decode_html
-from extraction.dom.html import parse_html
-from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, FEATURE_GROUPS, URL_FEATURES, dom_features
+from evaluation.folds import HELD_OUT_FOLD, data_hash
+from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, FEATURE_GROUPS, URL_FEATURES
 from extraction.pagetype.models import decide_all
-from models.training import pagetype_chrome
+from models.training.pagetype_dom_data import (
+    N_JOBS,
+    Chrome,
+    FloatArray,
+    Item,
+    cache_dir,
+    chrome_copies,
+    held_out_items,
+    items_hash,
+    load_features,
+    training_items,
+    without_url,
+)
 from models.training.pagetype_meta import PAGETYPE_DIR, update_meta
 
 logger = logging.getLogger(__name__)
 
 CLASSES = ("article", "list", "other")  # = sorted labels, the order of classes_ and of the probabilities
 ONNX_FILE = "dom.onnx"
-CACHE_ENV = "PAGETYPE_CACHE"
 PREDICTIONS_FILE = "dom_predictions.jsonl"
-DEMO_ORIGIN = "http://127.0.0.1:8000"
 FOLDS = 5
-N_JOBS = 2  # the training machine has two cores
 # OpenMP threads of the boosters. On two shared cores OpenMP's spin-waiting made one fit 25 times
 # slower with two threads than with one (89 s vs 3.8 s): one thread each, the folds run in turn.
 OPENMP_THREADS = 1
@@ -92,28 +93,9 @@ MARGIN_GRID = tuple(round(0.05 * k, 2) for k in range(11))
 # training sites is unchanged within noise (meta.json "augmentation"); Chinese portal articles of
 # chinese-wced-dev (a training set of another domain, out of fold) are typed article more often.
 AUGMENT_CHROME = True
-# Held-out sets predicted for the fusion step: (dataset, only the held-out fold of a training set).
-HELD_OUT_SETS: tuple[tuple[str, bool], ...] = (("wcxb-dev", True), ("article-vs-nonarticle", False),
-                                               ("gne-chinese", False))
 
-FloatArray = npt.NDArray[np.float32]
 StrArray = npt.NDArray[np.str_]
 Split = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
-
-
-@dataclass(frozen=True)
-class Item:
-    """One page to featurise: a dataset page (read in the worker) or a demo page's bytes."""
-
-    dataset: str
-    page_id: str
-    site: str
-    group: str  # CV group
-    label: str
-    url: str | None
-    page: Page | None = None
-    body: bytes = b""
-    content_type: str | None = None
 
 
 @dataclass(frozen=True)
@@ -125,126 +107,7 @@ class Candidate:
     build: Callable[[], Any]
 
 
-def cache_dir() -> Path:
-    """Return ``$PAGETYPE_CACHE`` or ``~/.cache/news-crawler/pagetype``."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "news-crawler" / "pagetype")
-
-
 # --- data ---------------------------------------------------------------------------------------
-
-
-def training_items() -> list[Item]:
-    """Return the training pages: wcxb-dev and chinese-wced-dev outside the held-out fold, then both demo sites.
-
-    chinese-wced-dev is an article-body set (every page is a news article, its reader types them
-    "article"): the only real Chinese pages a shipped model may train on. Added after gne-chinese
-    (held out) showed Chinese portal articles typed as lists (0.61 without them; README).
-    """
-    from demo.content import build_sites  # the demo generator, only needed here
-
-    items = [Item(name, page.page_id, site_of(page), site_of(page), page.page_type, page.url, page)
-             for name in ("wcxb-dev", "chinese-wced-dev")
-             for page in iter_pages(name) if page.page_type and not held_out(page)]
-    for site in build_sites():
-        for path, demo in sorted(site.pages.items()):
-            items.append(Item("demo", path, site.name, f"demo:{site.name}", demo.page_type, DEMO_ORIGIN + path,
-                              body=demo.body_bytes, content_type=f"text/html; charset={demo.encoding}"))
-    return items
-
-
-def held_out_items() -> list[Item]:
-    """Return the held-out pages of ``HELD_OUT_SETS`` (never trained or selected on)."""
-    items = []
-    for dataset, fold_only in HELD_OUT_SETS:
-        for page in iter_pages(dataset):
-            if page.page_type and (not fold_only or held_out(page)):
-                site = site_of(page) if fold_only else (page.site or site_of(page))
-                items.append(Item(dataset, page.page_id, site, site, page.page_type, page.url, page))
-    return items
-
-
-def item_features(item: Item) -> FloatArray:
-    """Return the features of one page with its URL (decoded and parsed as the crawl does)."""
-    body = item.page.html_bytes() if item.page is not None else item.body
-    root = parse_html(decode_html(body, item.content_type).text)
-    return dom_features(root, item.url)
-
-
-def items_hash(items: Sequence[Item]) -> str:
-    """Return a digest of the items' pages, labels and URLs (``data_hash`` for dataset pages)."""
-    digest = hashlib.sha256(data_hash(item.page for item in items if item.page is not None).encode())
-    for item in items:
-        digest.update(f"{item.dataset}\t{item.page_id}\t{item.label}\t{item.url}\n".encode())
-        if item.page is None:
-            digest.update(hashlib.sha256(item.body).digest())
-    return digest.hexdigest()
-
-
-def _code_digest() -> str:
-    """Return a digest of the feature code: cached features are stale when it changes."""
-    digest = hashlib.sha256()
-    for module in (extraction.pagetype.features, extraction.dom.blocks):
-        digest.update(Path(str(module.__file__)).read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def load_features(items: Sequence[Item], name: str, use_cache: bool) -> FloatArray:
-    """Return the feature matrix of ``items``, from the cache when it holds them."""
-    path = cache_dir() / f"dom-{name}-{items_hash(items)[:16]}-v{DOM_FEATURE_VERSION}-{_code_digest()}.npz"
-    if use_cache and path.is_file():
-        with np.load(path, allow_pickle=False) as arrays:
-            x = np.asarray(arrays["x"], dtype=np.float32)
-        if x.shape == (len(items), len(DOM_FEATURES)):
-            logger.info("%s: %d pages from cache %s", name, len(items), path)
-            return x
-    started = time.monotonic()
-    with ProcessPoolExecutor(max_workers=N_JOBS) as pool:
-        x = np.stack(list(pool.map(item_features, items, chunksize=8))).astype(np.float32)
-    logger.info("%s: features of %d pages in %.0f s", name, len(items), time.monotonic() - started)
-    if use_cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, x=x)
-    return x
-
-
-def _chrome_args(items: Sequence[Item], pool: Sequence[tuple[str, str]],
-                 seed: int) -> Iterator[tuple[bytes, str | None, str | None, str, Sequence[tuple[str, str]], int]]:
-    for k, item in enumerate(items):
-        body = item.page.html_bytes() if item.page is not None else item.body
-        yield body, item.content_type, item.url, item.group, pool, seed * 1_000_003 + k
-
-
-def chrome_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Chrome:
-    """Return the chrome-injected copies of ``items`` (``models.training.pagetype_chrome``), from the cache when
-    it holds them."""
-    digest = hashlib.sha256(Path(str(pagetype_chrome.__file__)).read_bytes()).hexdigest()[:8]
-    path = cache_dir() / (f"dom-chrome-{items_hash(items)[:16]}-v{DOM_FEATURE_VERSION}-{_code_digest()}-{digest}"
-                          f"-s{seed}.npz")
-    if use_cache and path.is_file():
-        with np.load(path, allow_pickle=False) as arrays:
-            return Chrome(np.asarray(arrays["x"], dtype=np.float32), np.asarray(arrays["has"], dtype=np.bool_))
-    started = time.monotonic()
-    donors = [(item.group, item.page.html_bytes() if item.page is not None else item.body, item.content_type)
-              for item in items if item.label != "article"]
-    pool = pagetype_chrome.donor_pool(donors, seed)
-    with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
-        rows = list(executor.map(pagetype_chrome.chrome_features, _chrome_args(items, pool, seed), chunksize=8))
-    has = np.asarray([row is not None for row in rows], dtype=np.bool_)
-    x = np.stack([row if row is not None else np.zeros(len(DOM_FEATURES), dtype=np.float32) for row in rows])
-    logger.info("chrome copies of %d pages (%d donor blocks) in %.0f s", int(has.sum()), len(pool),
-                time.monotonic() - started)
-    chrome = Chrome(x.astype(np.float32), has)
-    if use_cache:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, x=chrome.x, has=chrome.has)
-    return chrome
-
-
-def without_url(x: FloatArray) -> FloatArray:
-    """Return a copy of ``x`` with the URL features zeroed, as ``dom_features(root, None)`` gives them."""
-    copy = x.copy()
-    copy[:, [DOM_FEATURES.index(name) for name in URL_FEATURES]] = 0.0
-    return copy
 
 
 # --- models and cross-validation ----------------------------------------------------------------
@@ -289,15 +152,6 @@ def grouped_splits(groups: StrArray) -> list[Split]:
     """Return the ``GroupKFold(FOLDS)`` splits over the pages' groups."""
     return [(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
             for a, b in GroupKFold(FOLDS).split(np.zeros(len(groups)), groups=groups)]
-
-
-@dataclass(frozen=True)
-class Chrome:
-    """The chrome-injected copies of the training pages (``models.training.pagetype_chrome``): features [N, F]
-    and which pages have one."""
-
-    x: FloatArray
-    has: npt.NDArray[np.bool_]
 
 
 def training_rows(x: FloatArray, y: StrArray, rows: npt.NDArray[np.int64], augment: bool,

@@ -149,7 +149,7 @@ class BlockModels:
         stack = folder / STACK_FOLDER
         if not (stack / META_FILE).exists():
             return meta_version(folder)
-        return f"{meta_version(folder)}+{meta_version(stack)}" + ("" if favor == BALANCED else f"@{favor}")
+        return _favored(f"{meta_version(folder)}+{meta_version(stack)}", favor)
 
     def favoring(self, favor: str) -> BlockModels:
         """Return these models with the stacked model's thresholds of ``favor`` (``FAVORS``): ``precision``
@@ -165,7 +165,7 @@ class BlockModels:
                              f"with `{STACK_TRAIN_COMMAND}`")
         _, threshold, by_type = found
         return replace(self, stack=replace(self.stack, threshold=threshold, type_thresholds=by_type),
-                       version=f"{self.version}@{favor}")
+                       version=_favored(self.version, favor))
 
     @classmethod
     def load(cls, directory: str | Path | None = None) -> BlockModels:
@@ -203,6 +203,11 @@ def _stack_model(folder: Path) -> _StackModel:
                    if name in FAVORS and (thresholds := _by_type(entry.get("thresholds"))) is not None)
     return _StackModel(loaded, loaded.get_inputs()[0].name, float(meta.get("threshold", 0.5)), meta_version(folder),
                        _by_type(meta.get("thresholds")), float(meta.get("type_margin", 0.0)), favors)
+
+
+def _favored(version: str, favor: str) -> str:
+    """Return the version of models with a stacked model run with ``favor``: "@favor" after it unless balanced."""
+    return version if favor == BALANCED else f"{version}@{favor}"
 
 
 def _by_type(thresholds: dict[str, Any] | None) -> tuple[float, float, float] | None:

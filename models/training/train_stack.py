@@ -140,15 +140,8 @@ def favor_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64],
     for favor, beta in FAVOR_BETAS.items():
         scores = {float(t): weighted_fbeta(rows.y, probabilities >= t, rows.chars, beta) for t in FAVOR_THRESHOLDS}
         overall = max(scores, key=scores.__getitem__)
-        chosen: dict[str, float] = {}
-        for index, name in enumerate(CLASSES):
-            mask = types == index
-            if len(np.unique(rows.page[mask])) < MIN_TYPE_PAGES:
-                chosen[name] = overall
-                continue
-            by_threshold = {float(t): weighted_fbeta(rows.y[mask], probabilities[mask] >= t, rows.chars[mask], beta)
-                            for t in FAVOR_THRESHOLDS}
-            chosen[name] = max(by_threshold, key=by_threshold.__getitem__)
+        by_type = type_thresholds(rows, probabilities, overall, types, beta, FAVOR_THRESHOLDS)
+        chosen = {name: by_type[name]["threshold"] for name in CLASSES}
         predicted = probabilities >= np.asarray([chosen[name] for name in CLASSES])[types]
         weight, y = rows.chars, rows.y
         kept = float(weight[predicted].sum())
@@ -195,16 +188,20 @@ def row_types(x: FloatArray) -> npt.NDArray[np.int64]:
 
 
 def type_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64], fallback: float,
-                    types: npt.NDArray[np.int64] | None = None) -> dict[str, Any]:
-    """Return per page type the CV scores per threshold on its pages' blocks and the best threshold by the
-    same criterion as the global one (``fallback`` for a type with under ``MIN_TYPE_PAGES`` pages);
-    ``types``: ``row_types(rows.x)`` when the caller has them."""
+                    types: npt.NDArray[np.int64] | None = None, beta: float = 1.0,
+                    grid: npt.NDArray[np.float64] = THRESHOLDS) -> dict[str, Any]:
+    """Return per page type the CV scores per threshold of ``grid`` on its pages' blocks and the best threshold
+    by the same criterion as the global one, characters-weighted F1 (F-beta for a favor's ``beta``;
+    ``fallback`` for a type with under ``MIN_TYPE_PAGES`` pages); ``types``: ``row_types(rows.x)`` when the
+    caller has them."""
     types = row_types(rows.x) if types is None else types
     found: dict[str, Any] = {}
     for index, name in enumerate(CLASSES):
         mask = types == index
         pages = len(np.unique(rows.page[mask]))
-        scores = {float(t): weighted_f1(rows.y[mask], probabilities[mask] >= t, rows.chars[mask]) for t in THRESHOLDS}
+        y, weight = rows.y[mask], rows.chars[mask]
+        scores = {float(t): weighted_f1(y, probabilities[mask] >= t, weight) if beta == 1.0
+                  else weighted_fbeta(y, probabilities[mask] >= t, weight, beta) for t in grid}
         best = max(scores, key=scores.__getitem__) if pages >= MIN_TYPE_PAGES else fallback
         found[name] = {"pages": pages, "thresholds": scores, "threshold": best, "weighted_f1": scores.get(best)}
     return found

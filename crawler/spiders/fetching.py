@@ -12,7 +12,7 @@ from crawler.sites import SiteConfig
 from extraction.page import Page
 
 
-def _fetch_info(response: Response) -> dict[str, Any]:
+def fetch_info(response: Response) -> dict[str, Any]:
     """Return what the crawl state keeps of a response: the canonical URL requested, validators, body hash."""
     meta = response.meta
     info: dict[str, Any] = {
@@ -28,7 +28,7 @@ def _fetch_info(response: Response) -> dict[str, Any]:
     return info
 
 
-def _amp_links(page: Page, response: Response) -> list[str]:
+def amp_links(page: Page, response: Response) -> list[str]:
     """Return the page's ``<link rel=amphtml>`` URLs, absolute; none from a page that cannot be read."""
     try:
         return [response.urljoin(href) for href in page.tree.xpath("//link[@rel='amphtml']/@href")]
@@ -41,7 +41,7 @@ def _header(response: Response, name: bytes) -> str | None:
     return value.decode("latin-1") if value else None
 
 
-def _politeness(site: SiteConfig) -> dict[str, Any]:
+def politeness(site: SiteConfig) -> dict[str, Any]:
     """Request meta for a site with its own slot; a fixed ``delay`` is not adapted by AutoThrottle."""
     if site.download_slot is None:
         return {}

@@ -37,7 +37,7 @@ def news_publication_dates(body: bytes) -> dict[str, str]:
     return dates
 
 
-def _xml_text(response: Response) -> str:
+def xml_text(response: Response) -> str:
     if isinstance(response, TextResponse):
         return response.text
     return response.body.decode("utf-8", "replace")

@@ -35,8 +35,8 @@ from crawler.middlewares.render_result import RenderResult
 from crawler.responses import content_type, http_exchange
 from crawler.sites import SiteConfig, SiteList, load_site_list
 from crawler.sitetypes import SiteTypeEvidence
-from crawler.spiders.fetching import _amp_links, _fetch_info, _politeness
-from crawler.spiders.listings import _xml_text, feed_date, news_publication_dates
+from crawler.spiders.fetching import amp_links, fetch_info, politeness
+from crawler.spiders.listings import feed_date, news_publication_dates, xml_text
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
 from extraction.page import Page
 from extraction.record import Record
@@ -184,7 +184,7 @@ class NewsSitesSpider(Spider):
         self._state["seen"].add(site.canonical(url))
         # dont_filter: revisited every round; JOBDIR's saved duplicate filter would drop it for good.
         return Request(url, callback=callback, errback=self.on_error, dont_filter=True,
-                       meta={"site": site.name, "kind": kind, "aux_url": url, **_politeness(site)})
+                       meta={"site": site.name, "kind": kind, "aux_url": url, **politeness(site)})
 
     def _page_request(self, found_url: str, site: SiteConfig, listed_date: str | None = None, *,
                       depth: int | None = None, url: str | None = None, known: KnownPage | None = None,
@@ -212,7 +212,7 @@ class NewsSitesSpider(Spider):
             state["pages"][site.name] = pages + 1
         self._stat("crawl/scheduled")
         meta: dict[str, Any] = {"site": site.name, "kind": "page", "found_url": found_url, "canonical_url": url,
-                                "render": site.render, "render_javascript": site.javascript, **_politeness(site)}
+                                "render": site.render, "render_javascript": site.javascript, **politeness(site)}
         if listed_date:
             meta["listed_date"] = listed_date
         if listed:
@@ -312,7 +312,7 @@ class NewsSitesSpider(Spider):
         item = self._new_item(response.request, response.meta)
         item.status = response.status
         item.final_url = response.url
-        item.crawl.update(_fetch_info(response))
+        item.crawl.update(fetch_info(response))
         media_type = content_type(response) or None
         page: Page = response.meta.get("fetched_page") or Page(response.body, response.url, media_type)
         page.site = site.name
@@ -352,7 +352,7 @@ class NewsSitesSpider(Spider):
         except Exception as exc:  # an unparsable page: the process pipeline records it
             logger.debug("No links from %s: %s", response.url, exc)
             links = []
-        item.crawl["amp"] = _amp_links(page, response)
+        item.crawl["amp"] = amp_links(page, response)
         # Scheduled (and written to the crawl state's queue) before the page's item: a page is completed in
         # the state only once every link it has is queued there.
         requests = self._schedule(site, [(url, None) for url in links], (item.depth or 0) + 1)
@@ -362,7 +362,7 @@ class NewsSitesSpider(Spider):
     def parse_feed(self, response: Response) -> Iterator[Request]:
         """Yield page requests for the entries of an RSS 2.0 or Atom feed."""
         site = self._site(response.meta["site"])
-        selector = Selector(text=_xml_text(response), type="xml")
+        selector = Selector(text=xml_text(response), type="xml")
         selector.remove_namespaces()
         entries: list[tuple[str, str | None]] = [
             (item.xpath("link/text()").get(""), item.xpath("pubDate/text()").get() or item.xpath("date/text()").get())

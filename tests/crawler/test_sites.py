@@ -164,7 +164,7 @@ def test_javascript_is_a_site_choice_or_left_to_the_setting() -> None:
 def test_per_site_politeness_gets_a_slot_of_its_own() -> None:
     from scrapy.settings import Settings
 
-    from crawler.spiders.fetching import _politeness
+    from crawler.spiders.fetching import politeness
     from crawler.spiders.news_sites import NewsSitesSpider
 
     text = _one_site("    delay: 2.5\n    concurrency: 1\n") + (
@@ -174,10 +174,10 @@ def test_per_site_politeness_gets_a_slot_of_its_own() -> None:
     s, t, u = parse_site_list(text).sites
     assert (s.delay, s.concurrency, s.download_slot) == (2.5, 1, "site:s")
     assert (t.delay, t.concurrency, t.download_slot) == (None, 8, "site:t")
-    assert u.download_slot is None and _politeness(u) == {}
+    assert u.download_slot is None and politeness(u) == {}
     # A fixed delay is the site's own: AutoThrottle does not adapt it; a concurrency alone keeps AutoThrottle.
-    assert _politeness(s) == {"download_slot": "site:s", "autothrottle_dont_adjust_delay": True}
-    assert _politeness(t) == {"download_slot": "site:t"}
+    assert politeness(s) == {"download_slot": "site:s", "autothrottle_dont_adjust_delay": True}
+    assert politeness(t) == {"download_slot": "site:t"}
     spider = NewsSitesSpider()
     spider.site_list = parse_site_list(text)
     settings = Settings({"DOWNLOAD_SLOTS": {"render": {"concurrency": 64}}, "CONCURRENT_REQUESTS_PER_DOMAIN": 4,

@@ -34,8 +34,9 @@ class RenderResult:
 
 # Python codec names that are not labels of the WHATWG Encoding Standard (what Chromium reads in a
 # Content-Type), and the label of the same encoding.
-_WEB_LABELS = {"big5hkscs": "big5", "mac-roman": "macintosh", "cp874": "windows-874", "euc_kr": "euc-kr",
-               "euc_jp": "euc-jp", "iso2022_jp": "iso-2022-jp", "utf-16-le": "utf-16le", "utf-16-be": "utf-16be"}
+_WEB_LABELS = {"big5hkscs": "big5", "mac-roman": "macintosh", "mac-cyrillic": "x-mac-cyrillic", "cp874": "windows-874",
+               "euc_kr": "euc-kr", "euc_jp": "euc-jp", "iso2022_jp": "iso-2022-jp", "utf-16-le": "utf-16le",
+               "utf-16-be": "utf-16be"}
 
 
 def web_label(codec: str) -> str:

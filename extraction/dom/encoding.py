@@ -15,8 +15,15 @@ practically never forms valid multi-byte UTF-8 by chance).
    form valid UTF-8 sequences, the page is UTF-8 with some windows-1252 pasted in (a common
    accident of templates and CMS imports): each stray byte is read as windows-1252, not as
    U+FFFD (the same for a page that declares UTF-8 and breaks it);
-6. statistical detection (charset-normalizer);
-7. windows-1252 with replacement characters (never fails, flagged as ``fallback``).
+6. statistical detection (charset-normalizer) among the encodings browsers decode (``WEB_ENCODINGS``),
+   a tie going to the one more used on the web: left free, it read the curly quotes of undeclared
+   English pages as DOS Baltic or Central European letters (cp775, cp852: "ōI reö" for "“I re”"),
+   "Español" as "Espa±ol", and a GBK page as Kazakh Cyrillic (ptcp154);
+7. a CJK multi-byte codec with a few broken bytes (``CJK_CODECS``), when detection found no codec or a
+   single-byte one: a real GBK page with one truncated character fails every strict CJK decode, so
+   detection never proposes it. The codec is taken when the page, its broken bytes left out, is
+   detected as that codec and has at least ``MIN_DISTINCT_CHARS`` distinct non-ASCII characters;
+8. windows-1252 with replacement characters (never fails, flagged as ``fallback``).
 
 GB2312 and GBK are decoded as GB18030, their superset: pages declaring GB2312 routinely
 contain GBK-only characters, and GB18030 decodes every GBK byte sequence identically.
@@ -52,10 +59,31 @@ SUPERSET_CODECS = {
     "euc-cn": "gb18030",
     "big5": "big5hkscs",  # Big5-HKSCS extends Big5 with characters common on HK/TW pages
     "iso-8859-1": "cp1252",  # browsers treat latin-1 as windows-1252
+    "iso8859-1": "cp1252",
     "latin-1": "cp1252",
+    "latin_1": "cp1252",
     "ascii": "cp1252",
     "us-ascii": "cp1252",
 }
+
+# The encodings a browser decodes (the WHATWG Encoding Standard's), by charset-normalizer's names, most used on the
+# web first (latin-1 and ASCII are windows-1252 there). Detection chooses among these only, and a tie (as little
+# mess and coherence: an English page whose few non-ASCII bytes read as well in windows-1250 as in windows-1252)
+# goes to the one earlier here. Left out, though browsers know them, as detection took them for English pages and
+# pages practically never use them: macintosh and ISO-8859-3, -4, -10, -13, -14, -15, -16.
+WEB_ENCODINGS = ("utf_8", "cp1252", "gb18030", "gbk", "gb2312", "shift_jis", "cp1251", "euc_kr", "euc_jp", "big5",
+                 "big5hkscs", "cp1250", "iso8859_2", "cp1256", "cp1254", "cp1253", "iso8859_7", "cp874", "koi8_r",
+                 "koi8_u", "cp1255", "iso8859_8", "cp1257", "iso8859_5", "iso8859_6", "cp866", "mac_cyrillic",
+                 "cp1258", "iso2022_jp", "utf_16_le", "utf_16_be")
+# Matches charset-normalizer cannot tell apart (its own tolerances, ``CharsetMatch.__lt__``).
+_CHAOS_TIE = 0.005
+_COHERENCE_TIE = 0.02
+# Multi-byte codecs tried with a few broken bytes after detection (step 7), by ``normalise_encoding``'s names.
+CJK_CODECS = ("gb18030", "big5hkscs", "shift_jis", "euc_jp", "euc_kr")
+# Distinct non-ASCII characters a page read with a CJK codec must have for step 7 (the broken English pages seen
+# came to 3-10, Chinese pages have hundreds).
+MIN_DISTINCT_CHARS = 20
+_ASCII_CHARS = frozenset(map(chr, range(128)))
 
 _META_CHARSET_RE = re.compile(
     rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE
@@ -107,7 +135,7 @@ def meta_charset(body: bytes) -> str | None:
     return match.group(1).decode("ascii", "replace") if match else None
 
 
-_SINGLE_BYTE_PREFIXES = ("cp125", "iso8859", "latin", "cp437", "cp850", "cp874", "koi8", "mac-", "tis-620")
+_SINGLE_BYTE_PREFIXES = ("cp125", "iso8859", "latin", "cp437", "cp850", "cp866", "cp874", "koi8", "mac-", "tis-620")
 
 
 def _single_byte(encoding: str) -> bool:
@@ -178,9 +206,34 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
     mixed, valid = mixed_utf8(body)
     if valid >= MIXED_UTF8_SHARE:
         return DecodedHtml(mixed, "utf-8", "utf-8")
-    best = charset_normalizer.from_bytes(body).best()
-    detected = normalise_encoding(best.encoding) if best is not None else None
+    detected = _detect(body)
     guessed = _try_decode(body, detected)
+    if detected is None or _single_byte(detected):
+        for codec in CJK_CODECS:
+            text = body.decode(codec, "replace")
+            broken = text.count("\ufffd")
+            if broken > max(MAX_REPLACED_CHARS, MAX_REPLACED_SHARE * len(text)):
+                continue
+            # Text, not one byte pair over and over (UTF-8 mojibake reads as a few kanji), that detection, the
+            # broken bytes left out, takes for this codec.
+            if len(set(text) - _ASCII_CHARS) >= MIN_DISTINCT_CHARS \
+                    and _detect(text.replace("\ufffd", "").encode(codec)) == codec:
+                return DecodedHtml(text, codec, "detected")
     if guessed is not None and detected is not None:
         return DecodedHtml(guessed, detected, "detected")
     return DecodedHtml(body.decode("cp1252", "replace"), "cp1252", "fallback")
+
+
+def _detect(body: bytes) -> str | None:
+    """Return the codec charset-normalizer finds for ``body`` among ``WEB_ENCODINGS`` (normalised; None when
+    nothing decodes). Of its best match and the matches it
+    cannot tell from it (``_CHAOS_TIE``, ``_COHERENCE_TIE``), the encoding more used on the web."""
+    matches = charset_normalizer.from_bytes(body, cp_isolation=list(WEB_ENCODINGS))
+    best = matches.best()
+    if best is None:
+        return None
+    names = [name for match in matches
+             if abs(match.chaos - best.chaos) < _CHAOS_TIE and abs(match.coherence - best.coherence) <= _COHERENCE_TIE
+             for name in match.could_be_from_charset if name in WEB_ENCODINGS]
+    # charset-normalizer's own fallbacks (ascii, utf_8 on a near-ASCII body) may name no encoding of the list.
+    return normalise_encoding(min(names, key=WEB_ENCODINGS.index) if names else best.encoding)

@@ -56,6 +56,7 @@ def test_block_policy_is_a_content_security_policy() -> None:
 @pytest.mark.parametrize(("codec", "label"), [
     ("utf-8", "utf-8"), ("gb18030", "gb18030"), ("big5hkscs", "big5"), ("cp1252", "windows-1252"),
     ("iso8859-2", "iso-8859-2"), ("shift_jis", "shift-jis"), ("euc_kr", "euc-kr"), ("koi8-r", "koi8-r"),
+    ("mac-cyrillic", "x-mac-cyrillic"), ("cp866", "cp866"),
 ])
 def test_the_detected_charset_is_served_under_a_label_chromium_knows(codec: str, label: str) -> None:
     assert web_label(codec) == label

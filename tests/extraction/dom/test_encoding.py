@@ -6,6 +6,7 @@ import pytest
 
 from extraction.dom.encoding import (
     MIXED_UTF8_SHARE,
+    WEB_ENCODINGS,
     decode_html,
     header_charset,
     meta_charset,
@@ -125,3 +126,27 @@ def test_a_legacy_page_is_not_taken_for_utf8_with_strays() -> None:
     assert decode_html(body).encoding == "gb18030"
     declared_wrong = b'<meta charset="utf-8">' + body  # a wrong declaration is not believed either
     assert decode_html(declared_wrong).encoding == "gb18030"
+
+
+@pytest.mark.parametrize(("codec", "text", "expected"), [("gbk", ZH_SIMPLIFIED, "gb18030"),
+                                                         ("big5", ZH_TRADITIONAL, "big5hkscs")])
+def test_undeclared_chinese_with_a_broken_character_is_still_chinese(codec: str, text: str, expected: str) -> None:
+    """One truncated character fails every strict CJK decode; detection alone read such a page as Cyrillic."""
+    broken = _page(text).encode(codec).replace(b"</p>", b"</p><p>" + text[0].encode(codec)[:1] + b"</p>", 1)
+    decoded = decode_html(broken + _page(text).encode(codec))
+    assert decoded.encoding == expected and decoded.source == "detected"
+    assert decoded.text.count(text) == 2 and decoded.text.count("\ufffd") == 1
+
+
+def test_undeclared_latin_page_is_read_as_windows_1252() -> None:
+    """An English page with a few non-ASCII bytes reads as well in many single-byte codecs: the tie goes to the
+    web's most used one (detection left free took "Español" for "Espańol" or "Espa±ol", quotes for letters)."""
+    text = ("<p><a>En Español</a> Code of\u00a0Ethics, la matière, “I read it,” she said – twice.</p>"
+            + "<p>The board of the company met on Monday and published its annual report on the website.</p>" * 20)
+    decoded = decode_html(f"<html><body>{text}</body></html>".encode("cp1252"))
+    assert decoded.encoding == "cp1252" and decoded.source == "detected" and text in decoded.text
+
+
+def test_detection_chooses_among_the_web_encodings() -> None:
+    assert "cp1252" in WEB_ENCODINGS and not {"cp775", "cp852", "ptcp154", "mac_roman"} & set(WEB_ENCODINGS)
+    assert normalise_encoding("latin_1") == normalise_encoding("iso8859-1") == "cp1252"

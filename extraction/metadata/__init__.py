@@ -24,6 +24,8 @@ Every field is taken from the first source in this order that has it (``SOURCES`
    the spider found the URL with (``Page.listed_date``).
 8. ``htmldate``: htmldate's own search (its extensive mode off: the sources above cover it), only
    when none of the above gave a publish date.
+9. ``modified``: the publish date of a page that gives none is its modified date (a page showing only
+   "Last updated: ..."), as htmldate's ``original_date`` falls back to it; ``date_modified`` keeps it too.
 
 Dates are ISO 8601: ``2024-03-05`` for a day, ``2024-03-05T10:21:00`` for a time without zone and
 ``2024-03-05T10:21:00+08:00`` when the page gives the zone; years outside ``MIN_YEAR`` to the

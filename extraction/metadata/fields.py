@@ -55,7 +55,8 @@ from extraction.metadata.embedded import (
 from extraction.title import H1S, H2S, SEPARATORS_RE, TitleChooser, normal, title_candidates
 from extraction.title import tokens as title_tokens
 
-SOURCES = ("json-ld", "microdata", "meta", "h1", "h2", "time", "byline", "text", "url", "listing", "htmldate")
+SOURCES = ("json-ld", "microdata", "meta", "h1", "h2", "time", "byline", "text", "url", "listing", "htmldate",
+           "modified")
 _CJK_RE = re.compile(r"[\u4e00-\u9fff]")
 
 
@@ -350,8 +351,13 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             value = parse_date(line, max_year) or relative_date(line, fetched)
             if not value:
                 continue
-            if MODIFIED_WORDS.search(line) and not re.search(r"publish|posted|发布|发表", line, re.I):
-                put("date_modified", value, "byline")
+            modified = MODIFIED_WORDS.search(line)
+            if modified and not re.search(r"publish|posted|发布|发表", line, re.I):
+                # "2019-02-23, 09:14 PM (This post was last modified: 2019-02-24 ...)": the date before the words
+                # is the post's.
+                before = parse_date(line[:modified.start()], max_year)
+                put("date_published", before, "byline")
+                put("date_modified", parse_date(line[modified.start():], max_year) if before else value, "byline")
             else:
                 put("date_published", value, "byline")
             if found.date_published:
@@ -361,6 +367,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     put("date_published", parse_date(listed_date, max_year), "listing")
     if not found.date_published and dates_by_htmldate:
         put("date_published", htmldate_date(root, url), "htmldate")
+    # 9. A page that gives only the date it was updated shows that one ("Last updated: November 13, 2025").
+    put("date_published", found.date_modified, "modified")
 
     found.lang_declared = declared_lang(root)
     if found.authors:

@@ -1,6 +1,6 @@
 """Metadata floors on real pages with gold (``bench.metadata_eval``'s sets and scoring, the default flow).
 
-Each floor is the figure of ``bench/results/metadata.md`` (2026-11-26) rounded down to 0.01: raise one
+Each floor is the figure of ``bench/results/metadata.md`` (2026-11-27) rounded down to 0.01: raise one
 when a change improves it, never lower one to make the test pass. WCXB's held-out fold is the title
 chooser's unseen pages; the date and byline rules are not trained."""
 
@@ -14,8 +14,8 @@ from bench.metadata_eval import Scores, gold_pages, ours, score
 from evaluation.datasets.base import datasets_dir
 
 FLOORS = {
-    "wcxb-dev-held-out": {"date": 0.84, "author": 0.77, "title": 0.84, "lang": 0.99},
-    "chinese-wced-dev": {"date": 0.84, "author": 0.58, "lang": 0.97},
+    "wcxb-dev-held-out": {"date": 0.86, "author": 0.77, "title": 0.84, "lang": 0.99},
+    "chinese-wced-dev": {"date": 0.84, "author": 0.60, "lang": 1.00},
 }
 
 

@@ -167,6 +167,20 @@ def test_a_title_left_open_gives_no_page_source_as_the_title() -> None:
     assert record.title is None
 
 
+def test_a_page_that_gives_only_its_update_date_is_published_then() -> None:
+    updated = "<html><body><h1>Webcams</h1><p>Last updated: November 13, 2025</p><p>Text.</p></body></html>"
+    found = page_metadata(parse_html(updated), "https://a.test/webcams.htm",
+                          ["Webcams", "Last updated: November 13, 2025", "Text."], dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == ("2025-11-13", "modified")
+    assert (found.date_modified, found.sources["date_modified"]) == ("2025-11-13", "byline")
+    post = page_metadata(parse_html("<html><body><p>x</p></body></html>"), None,
+                         ["2019-02-23, 09:14 PM (This post was last modified: 2019-02-24, 02:31 AM by Ann.)"],
+                         dates_by_htmldate=False)  # the date before the words is the post's
+    assert (post.date_published, post.date_modified) == ("2019-02-23", "2019-02-24")
+    both = page_metadata(parse_html(_page(jsonld=False)), URL, dates_by_htmldate=False)  # a publish date: kept apart
+    assert both.sources["date_published"] == "meta" and both.date_modified != both.date_published
+
+
 def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:
     lines = ["娱乐首页", "明星", "2005年4月18日吴宗宪进棚录像，凌晨收班后，于2、3点在忠孝东路一带餐厅用餐时被打。",
              "陈升 2002年6月27日", "2005-04-27 14:32更新 来源：千龙新闻网", "近日，惊爆台湾本土天王吴宗宪被打。"]

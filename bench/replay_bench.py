@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -224,14 +225,18 @@ def run_mode(pages: list[ReplayPage], render: bool,
             shutil.rmtree(work, ignore_errors=True)
 
 
-def offline_texts(pages: list[ReplayPage], templates: bool) -> dict[str, str]:
-    """Return ``{url: text}`` from ``process()`` in this process on each page's bytes and URL."""
+def offline_texts(pages: list[ReplayPage], templates: bool, overrides: Sequence[str] = ()) -> dict[str, str]:
+    """Return ``{url: text}`` from ``process()`` in this process on each page's bytes and URL, with the crawl's
+    ``--set`` settings (``NAME=VALUE``, as ``scrapy crawl -s`` reads them)."""
     from scrapy.utils.project import get_project_settings
 
     from extraction.page import Page
     from extraction.process import Context, process
 
     settings = get_project_settings()
+    for override in overrides:
+        name, _, value = override.partition("=")
+        settings.set(name, value, priority="cmdline")
     context = Context.from_settings(settings, templates=None)
     if templates:
         log("offline: without templates (their learning depends on crawl order)")
@@ -363,7 +368,7 @@ def main(argv: list[str] | None = None) -> int:
     hosts = len({page.host for page in pages})
     per_dataset = Counter(p.dataset for p in pages)
     log(f"{len(pages)} pages of {hosts} hosts: " + ", ".join(f"{k} {v}" for k, v in per_dataset.items()))
-    offline = offline_texts(pages, args.templates == "on")
+    offline = offline_texts(pages, args.templates == "on", args.set)
     modes = []
     failed = False
     for render in {"on": [True], "off": [False], "both": [False, True]}[args.render]:

@@ -207,7 +207,6 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
     if valid >= MIXED_UTF8_SHARE:
         return DecodedHtml(mixed, "utf-8", "utf-8")
     detected = _detect(body)
-    guessed = _try_decode(body, detected)
     if detected is None or _single_byte(detected):
         for codec in CJK_CODECS:
             text = body.decode(codec, "replace")
@@ -219,6 +218,7 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
             if len(set(text) - _ASCII_CHARS) >= MIN_DISTINCT_CHARS \
                     and _detect(text.replace("\ufffd", "").encode(codec)) == codec:
                 return DecodedHtml(text, codec, "detected")
+    guessed = _try_decode(body, detected)
     if guessed is not None and detected is not None:
         return DecodedHtml(guessed, detected, "detected")
     return DecodedHtml(body.decode("cp1252", "replace"), "cp1252", "fallback")
@@ -226,8 +226,8 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
 
 def _detect(body: bytes) -> str | None:
     """Return the codec charset-normalizer finds for ``body`` among ``WEB_ENCODINGS`` (normalised; None when
-    nothing decodes). Of its best match and the matches it
-    cannot tell from it (``_CHAOS_TIE``, ``_COHERENCE_TIE``), the encoding more used on the web."""
+    nothing decodes): of its best match and the matches it cannot tell from it (``_CHAOS_TIE``,
+    ``_COHERENCE_TIE``), the encoding more used on the web."""
     matches = charset_normalizer.from_bytes(body, cp_isolation=list(WEB_ENCODINGS))
     best = matches.best()
     if best is None:

@@ -10,7 +10,8 @@ Every field is taken from the first source in this order that has it (``SOURCES`
 2. ``microdata``: ``itemprop`` attributes (``headline``, ``author``, ``datePublished``, ...).
 3. ``meta``: OpenGraph (``og:``, ``article:``), Twitter cards, Dublin Core and the usual ``<meta
    name>`` tags (``author``, ``pubdate``, ``parsely-*``, ``sailthru.*``, ``keywords``, ...).
-4. ``time``: the first ``<time datetime>`` of the page (dates only).
+4. ``time``: the first ``<time datetime>`` of the page (dates only; one right after "Updated" or "Last
+   modified" gives ``date_modified``).
 5. ``byline``: the page's byline and dateline text: elements named byline/author/date/time/meta
    and the first lines of the visible text from the headline on; English "By ..." and
    "Published/Updated ...", Chinese 作者 / 记者 / 撰文 / 编辑 / 责任编辑 for authors (来源 is the outlet,

@@ -292,12 +292,16 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     put("image", absolute_url(first_tag(tags, "og:image", "og:image:url", "twitter:image", "twitter:image:src"), url),
         "meta")
 
-    # 4. <time>
+    # 4. <time>; one labelled as an update ("Last updated: <time>") is the modified date.
     for time_element in root.iter("time"):
         value = parse_date(time_element.get("datetime"), max_year)
-        if value:
-            put("date_published", value, "time")
-            break
+        if not value:
+            continue
+        if MODIFIED_WORDS.search(_text_before(time_element)):
+            put("date_modified", value, "time")
+            continue
+        put("date_published", value, "time")
+        break
 
     # The title, before the bylines: on a page without an <h1> that has text, the head lines start at it.
     title_element = root.find(".//title")
@@ -374,6 +378,19 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if found.authors:
         found.authors = unique(found.authors)[:MAX_AUTHORS]
     return found
+
+
+def _text_before(element: html.HtmlElement, chars: int = 40) -> str:
+    """Return the last ``chars`` characters of the text just before ``element`` in its parent (its label)."""
+    previous = element.getprevious()
+    while previous is not None and not isinstance(previous.tag, str):  # comments, processing instructions
+        previous = previous.getprevious()
+    if previous is not None:
+        before = previous.tail or ""
+    else:
+        parent = element.getparent()
+        before = (parent.text or "") if parent is not None else ""
+    return before[-chars:]
 
 
 def _first_item_authors(elements: list[html.HtmlElement]) -> list[str]:

@@ -177,6 +177,11 @@ def test_a_page_that_gives_only_its_update_date_is_published_then() -> None:
                          ["2019-02-23, 09:14 PM (This post was last modified: 2019-02-24, 02:31 AM by Ann.)"],
                          dates_by_htmldate=False)  # the date before the words is the post's
     assert (post.date_published, post.date_modified) == ("2019-02-23", "2019-02-24")
+    labelled = ("<html><body><h1>Telescopes</h1><p>Last updated: <time datetime='2026-01-12'>January 12, 2026</time>"
+                "</p><p>Text.</p></body></html>")
+    found = page_metadata(parse_html(labelled), "https://a.test/2017/03/16/telescopes/", dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == ("2017-03-16", "url")  # not the update
+    assert (found.date_modified, found.sources["date_modified"]) == ("2026-01-12", "time")
     both = page_metadata(parse_html(_page(jsonld=False)), URL, dates_by_htmldate=False)  # a publish date: kept apart
     assert both.sources["date_published"] == "meta" and both.date_modified != both.date_published
 

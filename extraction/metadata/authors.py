@@ -39,9 +39,13 @@ _ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集�
                                r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
                                r"完|续|篇|本文|本站|[网报社台站图]$")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\|)\s*", re.I)
+# A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer"
+# (roles that name no one; "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
+_ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst)s?\b"
 _AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|written by|author|authors|posted by|von|par)[:\s]+|"
-                              r"\s*[|·•]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
-                              rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$", re.I)  # "Jane Doe March 2, 2024"
+                              r"\s*[|·•⋅]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
+                              rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$|"  # "Jane Doe March 2, 2024"
+                              rf"(?<=\w)\s+{_ROLE_RE}.*$", re.I)
 _NOT_A_NAME_RE = re.compile(r"\d{2}|@|https?:|www\.|\b(?:staff|news|reporters?|editors?|team|admin|"
                             r"contributors?|press|wire|desk|agency|correspondent|updated|published|posted)\b", re.I)
 
@@ -53,9 +57,22 @@ def split_authors(text: str) -> list[str]:
     for part in _AUTHOR_SPLIT_RE.split(text):
         part = part.strip(" .:：-–—()[]")
         if part and len(part) <= 60 and not _NOT_A_NAME_RE.search(part) and len(part.split()) <= 5 \
-                and not _ZH_NOT_A_NAME_RE.search(part):
+                and not _ZH_NOT_A_NAME_RE.search(part) and not _prose(part):
             names.append(part)
     return names
+
+
+# Words of a sentence, not of a name: a lower-case word of three letters or more beside a capitalised one ("Learn
+# about products", "In-home services are offered nationwide!"; names written all in lower case, "annette thurmon",
+# and name particles stay), or a "!".
+_PARTICLES = frozenset({"van", "von", "der", "den", "del", "della", "des", "dos", "das", "bin", "ibn", "ben", "al",
+                        "la", "le", "de", "da", "di", "du"})
+
+
+def _prose(part: str) -> bool:
+    words = part.split()
+    return "!" in part or (any(word[:1].isupper() for word in words) and any(
+        len(word) >= 3 and word.isalpha() and word.islower() and word not in _PARTICLES for word in words))
 
 
 def zh_authors(text: str) -> list[str]:

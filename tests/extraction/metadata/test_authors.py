@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from extraction.metadata.authors import text_authors
+import pytest
+
+from extraction.metadata.authors import split_authors, text_authors
 
 
 def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
@@ -25,3 +27,26 @@ def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
     assert text_authors("BUSINESS.SOHU.COM 2004年7月16日08:19 [ 黄宇 ]\ue5c2 来源：[ 国际金融报 ]") == ["黄宇"]
     assert text_authors("陈天华《警世钟》 ggjjzhzz 发表于 2005-9-15 11:46:00") == ["ggjjzhzz"]
     assert text_authors("本文 发表于 2005年9月15日") == [] and text_authors("【新华社】来源：新华网") == []
+
+
+@pytest.mark.parametrize(("byline", "names"), [
+    ("Zackery Cuevas Writer, Hardware", ["Zackery Cuevas"]),  # a role ends the names
+    ("Rasmus Barslund Founder, Lead Reviewer", ["Rasmus Barslund"]),
+    ("Matthew Richardson ⋅ Review Editor", ["Matthew Richardson"]),  # a dot operator sets the role apart
+    ("By Jane Doe and John Smith, Staff Writers", ["Jane Doe", "John Smith"]),
+    ("The Currency editors", []),  # the outlet's staff: no name
+    ("Our Editors", []),
+])
+def test_roles_after_names_are_no_part_of_them(byline: str, names: list[str]) -> None:
+    assert split_authors(byline) == names
+
+
+@pytest.mark.parametrize(("byline", "names"), [
+    ("Learn about products", []),  # a sentence of the page taken for a byline
+    ("In-home services are offered nationwide!", []),
+    ("annette thurmon", ["annette thurmon"]),  # names written in lower case stay
+    ("theking", ["theking"]),
+    ("Ludwig van Beethoven, Maria de la Cruz", ["Ludwig van Beethoven", "Maria de la Cruz"]),
+])
+def test_sentences_are_no_names(byline: str, names: list[str]) -> None:
+    assert split_authors(byline) == names

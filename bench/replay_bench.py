@@ -228,15 +228,14 @@ def run_mode(pages: list[ReplayPage], render: bool,
 def offline_texts(pages: list[ReplayPage], templates: bool, overrides: Sequence[str] = ()) -> dict[str, str]:
     """Return ``{url: text}`` from ``process()`` in this process on each page's bytes and URL, with the crawl's
     ``--set`` settings (``NAME=VALUE``, as ``scrapy crawl -s`` reads them)."""
+    from scrapy.utils.conf import arglist_to_dict
     from scrapy.utils.project import get_project_settings
 
     from extraction.page import Page
     from extraction.process import Context, process
 
     settings = get_project_settings()
-    for override in overrides:
-        name, _, value = override.partition("=")
-        settings.set(name, value, priority="cmdline")
+    settings.setdict(arglist_to_dict(list(overrides)), priority="cmdline")  # as `scrapy crawl -s` reads them
     context = Context.from_settings(settings, templates=None)
     if templates:
         log("offline: without templates (their learning depends on crawl order)")

@@ -115,10 +115,7 @@ def load_rows(pages: list[Page]) -> Rows:
 
 def weighted_f1(y: npt.NDArray[np.bool_], predicted: npt.NDArray[np.bool_], weight: npt.NDArray[np.float32]) -> float:
     """Return the content-class F1 with every block weighted by its characters."""
-    tp = float(weight[y & predicted].sum())
-    fp = float(weight[~y & predicted].sum())
-    fn = float(weight[y & ~predicted].sum())
-    return 2 * tp / (2 * tp + fp + fn) if tp else 0.0
+    return weighted_fbeta(y, predicted, weight, 1.0)
 
 
 def weighted_fbeta(y: npt.NDArray[np.bool_], predicted: npt.NDArray[np.bool_], weight: npt.NDArray[np.float32],
@@ -127,7 +124,7 @@ def weighted_fbeta(y: npt.NDArray[np.bool_], predicted: npt.NDArray[np.bool_], w
     tp = float(weight[y & predicted].sum())
     fp = float(weight[~y & predicted].sum())
     fn = float(weight[y & ~predicted].sum())
-    return (1 + beta**2) * tp / ((1 + beta**2) * tp + beta**2 * fn + fp) if tp else 0.0
+    return (1 + beta**2) * tp / ((1 + beta**2) * tp + fp + beta**2 * fn) if tp else 0.0
 
 
 def favor_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64],
@@ -200,8 +197,7 @@ def type_thresholds(rows: Rows, probabilities: npt.NDArray[np.float64], fallback
         mask = types == index
         pages = len(np.unique(rows.page[mask]))
         y, weight = rows.y[mask], rows.chars[mask]
-        scores = {float(t): weighted_f1(y, probabilities[mask] >= t, weight) if beta == 1.0
-                  else weighted_fbeta(y, probabilities[mask] >= t, weight, beta) for t in grid}
+        scores = {float(t): weighted_fbeta(y, probabilities[mask] >= t, weight, beta) for t in grid}
         best = max(scores, key=scores.__getitem__) if pages >= MIN_TYPE_PAGES else fallback
         found[name] = {"pages": pages, "thresholds": scores, "threshold": best, "weighted_f1": scores.get(best)}
     return found

@@ -443,6 +443,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
                 count("blocks/outside", decision.outside)
             if decision.after_body:
                 count("blocks/after_body", decision.after_body)
+            if decision.lead:
+                count("blocks/lead", decision.lead)
             if decision.link_tail:
                 count("blocks/link_tail", decision.link_tail)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored

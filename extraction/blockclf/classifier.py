@@ -45,6 +45,7 @@ from extraction.blockclf.features import (
 from extraction.blockclf.rules import (
     after_article_body,
     comment_blocks,
+    lead_blocks,
     nested_blocks,
     outside_main_region,
     sibling_blocks,
@@ -239,6 +240,7 @@ class BlockDecision:
     nested: int = 0  # blocks kept for lying inside a kept block, between its paragraphs (``nested_blocks``)
     outside: int = 0  # kept blocks dropped outside the main region (``outside_main_region``)
     after_body: int = 0  # kept blocks dropped after the page's declared article body (``after_article_body``)
+    lead: int = 0  # blocks kept as the lead the page names before its main block (``lead_blocks``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
     @property
@@ -285,8 +287,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     ``siblings`` is off; comment threads are dropped (``comment_blocks``, unless ``drop_comments`` is
     off); the stacked model's unsure blocks outside the main region are dropped
     (``outside_main_region``), and so are those after the page's declared article body
-    (``after_article_body``); a page left with no block keeps its most probable one outside the
-    threads (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
+    (``after_article_body``); on pages the stacked model's input types article, the lead the page names
+    before its main block is kept (``lead_blocks``); a page left with no block keeps its most probable one
+    outside the threads (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
     ``trim`` is off) and, on pages the stacked model's input does not type list, a kept block's trailing
     link lines go (``trim_link_tail``).
     """
@@ -333,6 +336,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in after_article_body(blocks, probabilities, kept):
             kept[i] = False
             decision.after_body += 1
+    if stacked and models.stack is not None and models.stack.page_type(page_probabilities, page_type) == "article":
+        for i in lead_blocks(blocks, kept):
+            kept[i] = True
+            decision.lead += 1
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows

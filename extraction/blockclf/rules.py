@@ -10,6 +10,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``comment_blocks``: blocks inside a readers' comment thread are dropped;
 * ``outside_main_region``: unsure blocks outside the main block's region are dropped;
 * ``after_article_body``: unsure blocks after the page's declared article body are dropped;
+* ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
 
@@ -176,6 +177,48 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
     # Blocks are in document order of their elements: a kept block outside the body and after a block inside
     # it comes after the body (an ancestor of the body comes before it).
     return [i for i in rows if i > inside[-1] and probabilities[i] < REGION_UNSURE]
+
+
+# A lead's (standfirst's) own name, as the last word of a class or id token split at "-", "_" and camelCase, or
+# followed only by generic words: news CMSs' "article__intro", "a-lead", "leadIn", "intro-text", "standfirst",
+# "header-dek-wrapper", Spanish "bajada", French "chapo", German "Vorspann" and "Einleitung". A word inside a
+# longer name ("summary-credit", "NavPromoDrawer-module_intro__uvMjk", "cart__summary-item") is not one.
+_LEAD_WORDS = frozenset({"lead", "intro", "standfirst", "subtitle", "subline", "dek", "bajada", "epigraph", "vorspann",
+                         "einleitung", "chapo", "chapeau", "sottotitolo"})
+_GENERIC_WORDS = frozenset({"text", "content", "wrapper", "wrap", "inner", "body", "container", "box", "in", "header",
+                            "field", "block"})
+_WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+LEAD_MIN_CHARS = 40  # a lead is a sentence, not a label
+LEAD_LEVELS = 2  # the block's element and this many ancestors may carry the name
+# A lead ends a sentence; a headline, a caption's credit or a site's slogan does not, and a teaser ends cut off.
+_SENTENCE_END_RE = re.compile(r"(?<![.…])[.!?。！？][\"'”’»)]*\s*$")
+
+
+def _lead_named(element: html.HtmlElement) -> bool:
+    node: html.HtmlElement | None = element
+    for _ in range(LEAD_LEVELS + 1):
+        if node is None or node.tag in ("body", "html", "article", "main"):
+            return False
+        for token in f"{node.get('class') or ''} {node.get('id') or ''}".split():
+            words = [word.lower() for word in _WORD_RE.findall(token)]
+            for at, word in enumerate(words):
+                if word in _LEAD_WORDS and _GENERIC_WORDS.issuperset(words[at + 1:]):
+                    return True
+        node = node.getparent()
+    return False
+
+
+def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the dropped blocks before the main block that the page names as its lead (``_LEAD_WORDS``):
+    the standfirst between headline and body, which news sites print in the article's header and the model,
+    reading it with the header's links and bylines, leaves out."""
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if not rows:
+        return []
+    main = max(rows, key=lambda i: blocks[i].chars - blocks[i].link_chars)
+    return [i for i in range(main) if not kept[i] and blocks[i].chars >= LEAD_MIN_CHARS
+            and blocks[i].link_chars <= SIBLING_MAX_LINK_DENSITY * blocks[i].chars
+            and _SENTENCE_END_RE.search(blocks[i].text) is not None and _lead_named(blocks[i].element)]
 
 
 def _sibling_key(block: Block) -> tuple[Any, str, str]:

@@ -201,6 +201,52 @@ def test_unsure_blocks_after_the_declared_article_body_are_dropped(monkeypatch: 
     assert decision.text.endswith("between the two banks.")
 
 
+def test_the_lead_a_page_names_before_its_main_block_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A news page's header: headline, the lead in a named container, then the body the model kept.
+    lead = ("<div class='article__intro'><p>The council voted on Tuesday to close the old bridge for a year of "
+            "repairs.</p></div>")
+    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
+            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
+            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    page = f"<html><body><h1>Old bridge to close</h1>{lead}{body}</body></html>"
+
+    def added(html_text: str) -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        kept = [b.element.get("class") == "story" for b in blocks]
+        return [blocks[i].text for i in rules.lead_blocks(blocks, kept)]
+
+    lead_text = "The council voted on Tuesday to close the old bridge for a year of repairs."
+    assert added(page) == [lead_text]
+    # The name's other spellings: camelCase, a generic word after it, on the element or up to two levels above.
+    for name in ("leadIn", "a-lead", "intro-text", "header-dek-wrapper", "texto-bajada", "DefaultEinleitung"):
+        assert added(page.replace("article__intro", name)) == [lead_text], name
+
+    def wrapped(levels: int) -> str:
+        return page.replace("<p>The council", "<div>" * levels + "<p>The council").replace(
+            "repairs.</p>", "repairs.</p>" + "</div>" * levels)
+
+    assert added(wrapped(2)) == [lead_text]
+    assert added(wrapped(3)) == []
+    # Not a lead: the word inside a longer name, no name, a line that is no sentence (a headline, a credit), a
+    # teaser cut off, a line of links, or a block after the main one.
+    for name in ("summary-credit", "NavPromoDrawer-module_intro__uvMjk", "cart__intro-item", "story-top"):
+        assert added(page.replace("article__intro", name)) == [], name
+    assert added(page.replace("repairs.</p>", "repairs by the city</p>")) == []
+    assert added(page.replace("repairs.</p>", "repairs and...</p>")) == []
+    assert added(page.replace("<p>The council voted", "<p><a href='/c'>The council voted</a>")) == []  # 22% links
+    assert added(page.replace(lead, "").replace("</div></body>", f"</div>{lead}</body>")) == []
+    # In classify: on a page typed article, counted; not on a list page.
+    models = classifier.shared_models()
+    assert models.stack is not None
+    blocks = page_blocks(parse_html(page))
+    scores = np.array([0.9 if b.element.get("class") == "story" else 0.1 for b in blocks], dtype=np.float32)
+    monkeypatch.setattr(classifier._StackModel, "content_probability", lambda self, rows: scores)
+    decision = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    assert decision.lead == 1 and decision.text.startswith(lead_text)
+    listing = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert listing.lead == 0 and lead_text not in listing.text
+
+
 def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     # An article's body block ending in "read also" and tag lines, and a link line in its middle.
     body = ("<div class='story'><p>The council voted on Tuesday to close the old bridge for a year of repairs, after "

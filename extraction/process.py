@@ -445,6 +445,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
                 count("blocks/after_body", decision.after_body)
             if decision.lead:
                 count("blocks/lead", decision.lead)
+            if decision.related:
+                count("blocks/related", decision.related)
             if decision.link_tail:
                 count("blocks/link_tail", decision.link_tail)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored

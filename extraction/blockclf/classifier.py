@@ -46,6 +46,7 @@ from extraction.blockclf.rules import (
     after_article_body,
     comment_blocks,
     lead_blocks,
+    named_related,
     nested_blocks,
     outside_main_region,
     sibling_blocks,
@@ -241,6 +242,7 @@ class BlockDecision:
     outside: int = 0  # kept blocks dropped outside the main region (``outside_main_region``)
     after_body: int = 0  # kept blocks dropped after the page's declared article body (``after_article_body``)
     lead: int = 0  # blocks kept as the lead the page names before its main block (``lead_blocks``)
+    related: int = 0  # kept blocks dropped in a container named as related articles (``named_related``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
     @property
@@ -288,7 +290,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     off); the stacked model's unsure blocks outside the main region are dropped
     (``outside_main_region``), and so are those after the page's declared article body
     (``after_article_body``); on pages the stacked model's input types article, the lead the page names
-    before its main block is kept (``lead_blocks``); a page left with no block keeps its most probable one
+    before its main block is kept (``lead_blocks``) and the kept blocks in a container named as related
+    articles are dropped (``named_related``); a page left with no block keeps its most probable one
     outside the threads (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
     ``trim`` is off) and, on pages the stacked model's input does not type list, a kept block's trailing
     link lines go (``trim_link_tail``).
@@ -340,6 +343,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in lead_blocks(blocks, kept):
             kept[i] = True
             decision.lead += 1
+        for i in named_related(blocks, kept):
+            kept[i] = False
+            decision.related += 1
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows

@@ -11,6 +11,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``outside_main_region``: unsure blocks outside the main block's region are dropped;
 * ``after_article_body``: unsure blocks after the page's declared article body are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
+* ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
 
@@ -215,10 +216,54 @@ def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     rows = [i for i, keep in enumerate(kept) if keep]
     if not rows:
         return []
-    main = max(rows, key=lambda i: blocks[i].chars - blocks[i].link_chars)
+    main = _main_block(blocks, rows)
     return [i for i in range(main) if not kept[i] and blocks[i].chars >= LEAD_MIN_CHARS
             and blocks[i].link_chars <= SIBLING_MAX_LINK_DENSITY * blocks[i].chars
             and _SENTENCE_END_RE.search(blocks[i].text) is not None and _lead_named(blocks[i].element)]
+
+
+# A container of links to other articles, named as a word of a class or id token (split as for a lead): "related",
+# Jetpack's "jp-relatedposts", YARPP, Outbrain and Taboola widgets, "most popular" and "trending" boxes.
+_RELATED_WORDS = frozenset({"related", "relatedposts", "recommended", "recommendations", "recommendation", "outbrain",
+                            "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular"})
+_SLUG_HYPHENS = 3  # an id with this many hyphens is a heading's anchor ("how-popular-are-..."), not a name
+
+
+def _main_block(blocks: Sequence[Block], rows: Sequence[int]) -> int:
+    """Return the kept block (of ``rows``) with the most characters outside links."""
+    return max(rows, key=lambda i: blocks[i].chars - blocks[i].link_chars)
+
+
+def _container_words(element: html.HtmlElement) -> list[str]:
+    """Return the lower-cased words of ``element``'s class tokens and id, WordPress's "category-*" and "tag-*"
+    post classes (the post's categories, not the element's kind) and a heading's slug id left out."""
+    tokens = [token for token in (element.get("class") or "").split() if not token.startswith(("category-", "tag-"))]
+    identifier = element.get("id") or ""
+    if identifier.count("-") < _SLUG_HYPHENS:
+        tokens.append(identifier)
+    return [word.lower() for word in _WORD_RE.findall(" ".join(tokens))]
+
+
+def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they lie in a container the page names as related articles
+    (``_RELATED_WORDS``): the boxes of other stories a CMS prints beside or after the article, whose teasers the
+    model reads as text. The main block (``_main_block``) stays, and so do the containers around it (an article
+    wrapper with "related" in its classes); only a block's ancestors below the one it shares with the main block
+    are read."""
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if len(rows) < 2:
+        return []
+    main = _main_block(blocks, rows)
+    around = {blocks[main].element, *blocks[main].element.iterancestors()}
+    found = []
+    for i in rows:
+        node: html.HtmlElement | None = blocks[i].element
+        while node is not None and node not in around and node.tag not in ("body", "html"):
+            if not _RELATED_WORDS.isdisjoint(_container_words(node)):
+                found.append(i)
+                break
+            node = node.getparent()
+    return found
 
 
 def _sibling_key(block: Block) -> tuple[Any, str, str]:

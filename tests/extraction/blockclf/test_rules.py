@@ -247,6 +247,36 @@ def test_the_lead_a_page_names_before_its_main_block_is_kept(monkeypatch: pytest
     assert listing.lead == 0 and lead_text not in listing.text
 
 
+def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # An article in a wrapper that happens to say "related", a box of related stories after it.
+    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
+            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
+            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    box = ("<div class='jp-relatedposts'><div class='item'><p><a href='/r'>Ring road lanes open</a> The two new "
+           "lanes open next week, the city says.</p></div></div>")
+    page = f"<html><body><div class='post related-topics'><h1>Old bridge to close</h1>{body}</div>{box}</body></html>"
+
+    def dropped(html_text: str) -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        return [blocks[i].text for i in rules.named_related(blocks, [True] * len(blocks))]
+
+    assert dropped(page) == ["Ring road lanes open The two new lanes open next week, the city says."]
+    for name in ("class='mostPopular'", "id='related'", "class='outbrain-widget'", "class='td-related-posts'"):
+        assert len(dropped(page.replace("class='jp-relatedposts'", name))) == 1, name
+    # Not a name: a word inside another ("unrelated"), WordPress's category classes, a heading's slug id.
+    for name in ("class='unrelated'", "class='post category-popular'", "id='how-popular-is-the-bridge'"):
+        assert dropped(page.replace("class='jp-relatedposts'", name)) == [], name
+    # In classify: on a page typed article, counted; not on a list page.
+    models = classifier.shared_models()
+    assert models.stack is not None
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
+    decision = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    assert decision.related == 1 and "Ring road" not in decision.text and decision.text.endswith("the mayor said.")
+    listing = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert listing.related == 0 and "Ring road" in listing.text
+
+
 def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     # An article's body block ending in "read also" and tag lines, and a link line in its middle.
     body = ("<div class='story'><p>The council voted on Tuesday to close the old bridge for a year of repairs, after "

@@ -180,6 +180,11 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
     return [i for i in rows if i > inside[-1] and probabilities[i] < REGION_UNSURE]
 
 
+def _main_block(blocks: Sequence[Block], rows: Sequence[int]) -> int:
+    """Return the kept block (of ``rows``) with the most characters outside links."""
+    return max(rows, key=lambda i: blocks[i].chars - blocks[i].link_chars)
+
+
 # A lead's (standfirst's) own name, as the last word of a class or id token split at "-", "_" and camelCase, or
 # followed only by generic words: news CMSs' "article__intro", "a-lead", "leadIn", "intro-text", "standfirst",
 # "header-dek-wrapper", Spanish "bajada", French "chapo", German "Vorspann" and "Einleitung". A word inside a
@@ -196,6 +201,7 @@ _SENTENCE_END_RE = re.compile(r"(?<![.…])[.!?。！？][\"'”’»)]*\s*$")
 
 
 def _lead_named(element: html.HtmlElement) -> bool:
+    """Return whether ``element`` or one of its ``LEAD_LEVELS`` nearest ancestors is named as a lead."""
     node: html.HtmlElement | None = element
     for _ in range(LEAD_LEVELS + 1):
         if node is None or node.tag in ("body", "html", "article", "main"):
@@ -227,11 +233,6 @@ def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
 _RELATED_WORDS = frozenset({"related", "relatedposts", "recommended", "recommendations", "recommendation", "outbrain",
                             "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular"})
 _SLUG_HYPHENS = 3  # an id with this many hyphens is a heading's anchor ("how-popular-are-..."), not a name
-
-
-def _main_block(blocks: Sequence[Block], rows: Sequence[int]) -> int:
-    """Return the kept block (of ``rows``) with the most characters outside links."""
-    return max(rows, key=lambda i: blocks[i].chars - blocks[i].link_chars)
 
 
 def _container_words(element: html.HtmlElement) -> list[str]:

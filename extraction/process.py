@@ -431,24 +431,8 @@ def _text(page: Page, root: html.HtmlElement, context: Context, record: Record, 
             count("blocks/kept", record.block_stats["blocks_kept"])
             count("blocks/dropped", record.block_stats["blocks"] - record.block_stats["blocks_kept"])
             count("blocks/paragraphs_trimmed", record.block_stats["paragraphs_trimmed"])
-            if decision.fallback:
-                count("blocks/fallback", 1)
-            if decision.comments:
-                count("blocks/comments", decision.comments)
-            if decision.siblings:
-                count("blocks/siblings", decision.siblings)
-            if decision.nested:
-                count("blocks/nested", decision.nested)
-            if decision.outside:
-                count("blocks/outside", decision.outside)
-            if decision.after_body:
-                count("blocks/after_body", decision.after_body)
-            if decision.lead:
-                count("blocks/lead", decision.lead)
-            if decision.related:
-                count("blocks/related", decision.related)
-            if decision.link_tail:
-                count("blocks/link_tail", decision.link_tail)
+            for name, value in decision.rule_counts().items():
+                count(f"blocks/{name}", value)
             if decision.capped:  # a page over MAX_BLOCKS: the rest were dropped unscored
                 record.flags.append("blocks_capped")
                 count("blocks/capped", decision.capped)

@@ -245,6 +245,14 @@ class BlockDecision:
     related: int = 0  # kept blocks dropped in a container named as related articles (``named_related``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
+    def rule_counts(self) -> dict[str, int]:
+        """Return the decisions of the rules after the model that happened on this page, by the name of the
+        crawl's ``blocks/<name>`` stat (``fallback`` 1 when it was taken)."""
+        counts = {"fallback": int(self.fallback), "comments": self.comments, "siblings": self.siblings,
+                  "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
+                  "related": self.related, "link_tail": self.link_tail}
+        return {name: value for name, value in counts.items() if value}
+
     @property
     def text(self) -> str:
         """Return the kept paragraphs of the kept blocks, one per line, in document order."""

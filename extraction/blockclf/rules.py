@@ -245,26 +245,24 @@ def _container_words(element: html.HtmlElement) -> list[str]:
     return [word.lower() for word in _WORD_RE.findall(" ".join(tokens))]
 
 
+def _names_related(element: html.HtmlElement) -> bool:
+    return not _RELATED_WORDS.isdisjoint(_container_words(element))
+
+
 def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     """Return the kept blocks to drop because they lie in a container the page names as related articles
     (``_RELATED_WORDS``): the boxes of other stories a CMS prints beside or after the article, whose teasers the
     model reads as text. The main block (``_main_block``) stays, and so do the containers around it (an article
-    wrapper with "related" in its classes); only a block's ancestors below the one it shares with the main block
-    are read."""
+    wrapper with "related" in its classes): a block goes when its nearest such container (``_named_ancestor``)
+    is not an ancestor-or-self of the main block."""
     rows = [i for i, keep in enumerate(kept) if keep]
     if len(rows) < 2:
         return []
     main = _main_block(blocks, rows)
     around = {blocks[main].element, *blocks[main].element.iterancestors()}
-    found = []
-    for i in rows:
-        node: html.HtmlElement | None = blocks[i].element
-        while node is not None and node not in around and node.tag not in ("body", "html"):
-            if not _RELATED_WORDS.isdisjoint(_container_words(node)):
-                found.append(i)
-                break
-            node = node.getparent()
-    return found
+    named: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
+    return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, _names_related)) is not None
+            and container not in around]
 
 
 def _sibling_key(block: Block) -> tuple[Any, str, str]:

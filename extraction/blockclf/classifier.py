@@ -46,6 +46,7 @@ from extraction.blockclf.rules import (
     after_article_body,
     comment_blocks,
     lead_blocks,
+    link_lists,
     named_related,
     nested_blocks,
     outside_main_region,
@@ -243,6 +244,7 @@ class BlockDecision:
     after_body: int = 0  # kept blocks dropped after the page's declared article body (``after_article_body``)
     lead: int = 0  # blocks kept as the lead the page names before its main block (``lead_blocks``)
     related: int = 0  # kept blocks dropped in a container named as related articles (``named_related``)
+    link_lists: int = 0  # kept lists of links apart from the main block dropped (``link_lists``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
     def rule_counts(self) -> dict[str, int]:
@@ -250,7 +252,7 @@ class BlockDecision:
         crawl's ``blocks/<name>`` stat (``fallback`` 1 when it was taken)."""
         counts = {"fallback": int(self.fallback), "comments": self.comments, "siblings": self.siblings,
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
-                  "related": self.related, "link_tail": self.link_tail}
+                  "related": self.related, "link_lists": self.link_lists, "link_tail": self.link_tail}
         return {name: value for name, value in counts.items() if value}
 
     @property
@@ -298,8 +300,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     off); the stacked model's unsure blocks outside the main region are dropped
     (``outside_main_region``), and so are those after the page's declared article body
     (``after_article_body``); on pages the stacked model's input types article, the lead the page names
-    before its main block is kept (``lead_blocks``) and the kept blocks in a container named as related
-    articles are dropped (``named_related``); a page left with no block keeps its most probable one
+    before its main block is kept (``lead_blocks``), the kept blocks in a container named as related
+    articles are dropped (``named_related``) and so are kept lists of links apart from the main block
+    (``link_lists``); a page left with no block keeps its most probable one
     outside the threads (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
     ``trim`` is off) and, on pages the stacked model's input does not type list, a kept block's trailing
     link lines go (``trim_link_tail``).
@@ -354,6 +357,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in named_related(blocks, kept):
             kept[i] = False
             decision.related += 1
+        for i in link_lists(blocks, kept):
+            kept[i] = False
+            decision.link_lists += 1
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows

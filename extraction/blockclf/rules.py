@@ -12,6 +12,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``after_article_body``: unsure blocks after the page's declared article body are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
+* ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
 
@@ -263,6 +264,30 @@ def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     named: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
     return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, _names_related)) is not None
             and container not in around]
+
+
+# A list of links beside the article (a blogroll, "latest posts", a category menu): at least this share of its
+# characters in links, over at least this many lines, and apart from the main block: no element of the list's
+# lineage is the main block's element or one of its LINK_LIST_APART - 1 nearest ancestors (a list in the
+# article's own container, a course or product list the article is about, stays).
+LINK_LIST_DENSITY = 0.9
+LINK_LIST_LINES = 3
+LINK_LIST_APART = 3
+
+
+def link_lists(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they are lists of links apart from the main block (``_main_block``):
+    every line a link (``LINK_LIST_DENSITY``, ``LINK_LIST_LINES``), in a part of the page that shares with the
+    main block none of its element's ``LINK_LIST_APART`` nearest containers. The model keeps such lists of
+    headlines beside a post it is sure of."""
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if len(rows) < 2:
+        return []
+    main = _main_block(blocks, rows)
+    near = {blocks[main].element, *itertools.islice(blocks[main].element.iterancestors(), LINK_LIST_APART - 1)}
+    return [i for i in rows if i != main and len(blocks[i].paragraphs) >= LINK_LIST_LINES
+            and blocks[i].link_chars >= LINK_LIST_DENSITY * blocks[i].chars
+            and near.isdisjoint(itertools.chain((blocks[i].element,), blocks[i].element.iterancestors()))]
 
 
 def _sibling_key(block: Block) -> tuple[Any, str, str]:

@@ -277,6 +277,40 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
     assert listing.related == 0 and "Ring road" in listing.text
 
 
+def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A post in its column, a blogroll of headlines in the sidebar, a list of links inside the post's container.
+    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
+            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
+            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    sources = "<ul class='sources'><li><a href='/s1'>Survey</a></li><li><a href='/s2'>Minutes</a></li>" \
+              "<li><a href='/s3'>Traffic plan</a></li></ul>"
+    roll = ("<ul class='roll'><li><a href='/a'>Ring road lanes open next week</a></li><li><a href='/b'>Council "
+            "votes on the budget</a></li><li><a href='/c'>New bus line to the airport</a></li></ul>")
+    page = (f"<html><body><div class='main'><div class='column'><div class='post'><h1>Old bridge to close</h1>{body}"
+            f"{sources}</div></div></div><div class='sidebar'><div class='widget'>{roll}</div></div></body></html>")
+
+    def dropped(html_text: str) -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        return [blocks[i].element.get("class") for i in rules.link_lists(blocks, [True] * len(blocks))]
+
+    # The sidebar's list goes; the sources in the post's own container stay.
+    assert dropped(page) == ["roll"]
+    # Two lines are not a list; a line that is not a link makes it text.
+    assert dropped(page.replace("<li><a href='/c'>New bus line to the airport</a></li>", "")) == []
+    assert dropped(page.replace("<a href='/c'>New bus line to the airport</a>",
+                                "New bus line to the airport, the council says")) == []
+    # In classify: on a page typed article, counted; not on a list page.
+    models = classifier.shared_models()
+    assert models.stack is not None
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
+    decision = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    assert decision.link_lists == 1 and decision.rule_counts()["link_lists"] == 1
+    assert "Ring road" not in decision.text and "Traffic plan" in decision.text
+    listing = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert listing.link_lists == 0 and "Ring road" in listing.text
+
+
 def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     # An article's body block ending in "read also" and tag lines, and a link line in its middle.
     body = ("<div class='story'><p>The council voted on Tuesday to close the old bridge for a year of repairs, after "

@@ -45,6 +45,7 @@ from extraction.blockclf.features import (
 from extraction.blockclf.rules import (
     after_article_body,
     comment_blocks,
+    declared_body,
     lead_blocks,
     link_lists,
     named_related,
@@ -244,13 +245,15 @@ class BlockDecision:
     after_body: int = 0  # kept blocks dropped after the page's declared article body (``after_article_body``)
     lead: int = 0  # blocks kept as the lead the page names before its main block (``lead_blocks``)
     related: int = 0  # kept blocks dropped in a container named as related articles (``named_related``)
+    read_as_article: bool = False  # typed list, declares one article body: the article rules ran (``declared_body``)
     link_lists: int = 0  # kept lists of links apart from the main block dropped (``link_lists``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
     def rule_counts(self) -> dict[str, int]:
         """Return the decisions of the rules after the model that happened on this page, by the name of the
-        crawl's ``blocks/<name>`` stat (``fallback`` 1 when it was taken)."""
-        counts = {"fallback": int(self.fallback), "comments": self.comments, "siblings": self.siblings,
+        crawl's ``blocks/<name>`` stat (``fallback`` and ``read_as_article`` 1 when taken)."""
+        counts = {"fallback": int(self.fallback), "read_as_article": int(self.read_as_article),
+                  "comments": self.comments, "siblings": self.siblings,
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
                   "related": self.related, "link_lists": self.link_lists, "link_tail": self.link_tail}
         return {name: value for name, value in counts.items() if value}
@@ -299,7 +302,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     ``siblings`` is off; comment threads are dropped (``comment_blocks``, unless ``drop_comments`` is
     off); the stacked model's unsure blocks outside the main region are dropped
     (``outside_main_region``), and so are those after the page's declared article body
-    (``after_article_body``); on pages the stacked model's input types article, the lead the page names
+    (``after_article_body``); on pages the stacked model's input types article, and on those it types list
+    that declare one article body (``declared_body``: a blog post its sidebars of links made read as a list;
+    ``read_as_article``), the lead the page names
     before its main block is kept (``lead_blocks``), the kept blocks in a container named as related
     articles are dropped (``named_related``) and so are kept lists of links apart from the main block
     (``link_lists``); a page left with no block keeps its most probable one
@@ -350,7 +355,11 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in after_article_body(blocks, probabilities, kept):
             kept[i] = False
             decision.after_body += 1
-    if stacked and models.stack is not None and models.stack.page_type(page_probabilities, page_type) == "article":
+    typed_as = models.stack.page_type(page_probabilities, page_type) if stacked and models.stack is not None else None
+    # A page typed list that declares one article body (a blog post whose sidebars of links made it read as a
+    # list) gets the article rules; the list threshold it was decided with stays.
+    if typed_as == "article" or (typed_as == "list" and declared_body(blocks, kept) is not None):
+        decision.read_as_article = typed_as == "list"
         for i in lead_blocks(blocks, kept):
             kept[i] = True
             decision.lead += 1

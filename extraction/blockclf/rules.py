@@ -13,6 +13,8 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
 * ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
+* ``declared_body``: the page's declared article body, which ``after_article_body`` reads, and which makes a
+  page typed list an article for the three rules before (a blog post with sidebars of links);
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
 
@@ -143,19 +145,13 @@ def _declares_body(element: html.HtmlElement) -> bool:
         or _ARTICLE_BODY_RE.search(f"{element.get('class') or ''} {element.get('id') or ''}") is not None)
 
 
-def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.float32],
-                       kept: Sequence[bool]) -> list[int]:
-    """Return the kept blocks to drop because they come after the page's declared article body with a
-    probability under ``REGION_UNSURE``: the author box, share lines, related posts and sidebars a CMS prints
-    after the post, which the model was unsure of. The headline and lead above the body stay (news sites
-    print them there), and so does everything inside it.
-
-    The declared body is the outermost ``<article>``, ``<div>``, ``<main>`` or ``<section>`` around kept
-    blocks with ``itemprop="articleBody"`` or a class or id token of ``_ARTICLE_BODY_RE``. A page with
-    several such elements apart (a blog's index of posts) has none, and a body whose kept blocks hold under
-    ``ARTICLE_BODY_MIN_CHARS`` characters outside links is not trusted. Only the kept blocks' ancestors are
-    read (a few dozen elements, not the page's every ``<div>``).
-    """
+def declared_body(blocks: Sequence[Block], kept: Sequence[bool]) -> tuple[html.HtmlElement, list[int]] | None:
+    """Return the page's declared article body and the kept blocks inside it, or None: the outermost
+    ``<article>``, ``<div>``, ``<main>`` or ``<section>`` around kept blocks with ``itemprop="articleBody"`` or a
+    class or id token of ``_ARTICLE_BODY_RE``. A page with several such elements apart (a blog's index of
+    posts) has none, and neither has one whose kept blocks hold under ``ARTICLE_BODY_MIN_CHARS`` characters
+    outside links (a teaser's). Only the kept blocks' ancestors are read (a few dozen elements, not the page's
+    every ``<div>``)."""
     rows = [i for i, keep in enumerate(kept) if keep]
     marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
 
@@ -171,11 +167,32 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
     outer = [outermost(blocks[i].element) for i in rows]  # per kept block, its outermost marked ancestor
     bodies = set(outer) - {None}
     if len(bodies) != 1:
-        return []
+        return None
     body = bodies.pop()
     inside = [i for i, found in zip(rows, outer, strict=True) if found is body]
     if sum(blocks[i].chars - blocks[i].link_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
+        return None
+    return body, inside
+
+
+def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.float32],
+                       kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they come after the page's declared article body with a
+    probability under ``REGION_UNSURE``: the author box, share lines, related posts and sidebars a CMS prints
+    after the post, which the model was unsure of. The headline and lead above the body stay (news sites
+    print them there), and so does everything inside it.
+
+    The declared body is the outermost ``<article>``, ``<div>``, ``<main>`` or ``<section>`` around kept
+    blocks with ``itemprop="articleBody"`` or a class or id token of ``_ARTICLE_BODY_RE``. A page with
+    several such elements apart (a blog's index of posts) has none, and a body whose kept blocks hold under
+    ``ARTICLE_BODY_MIN_CHARS`` characters outside links is not trusted. Only the kept blocks' ancestors are
+    read (a few dozen elements, not the page's every ``<div>``).
+    """
+    found = declared_body(blocks, kept)
+    if found is None:
         return []
+    rows = [i for i, keep in enumerate(kept) if keep]
+    inside = found[1]
     # Blocks are in document order of their elements: a kept block outside the body and after a block inside
     # it comes after the body (an ancestor of the body comes before it).
     return [i for i in rows if i > inside[-1] and probabilities[i] < REGION_UNSURE]

@@ -308,7 +308,12 @@ def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: 
     assert decision.link_lists == 1 and decision.rule_counts()["link_lists"] == 1
     assert "Ring road" not in decision.text and "Traffic plan" in decision.text
     listing = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
-    assert listing.link_lists == 0 and "Ring road" in listing.text
+    assert listing.link_lists == 0 and not listing.read_as_article and "Ring road" in listing.text
+    # A page typed list that declares its article body (WordPress's entry-content) is read as an article.
+    post = page.replace("<div class='story'>", "<div class='entry-content'>")
+    blog = classify(parse_html(post), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert blog.read_as_article and blog.link_lists == 1 and blog.rule_counts()["read_as_article"] == 1
+    assert "Ring road" not in blog.text
 
 
 def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:

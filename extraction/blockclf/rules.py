@@ -9,7 +9,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``nested_blocks``: a dropped block inside a kept one, between its paragraphs (a list in a body);
 * ``comment_blocks``: blocks inside a readers' comment thread are dropped;
 * ``outside_main_region``: unsure blocks outside the main block's region are dropped;
-* ``after_article_body``: unsure blocks after the page's declared article body are dropped;
+* ``after_article_body``: unsure blocks and teaser cards after the page's declared article body are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
 * ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
@@ -135,6 +135,10 @@ _ARTICLE_BODY_RE = re.compile(
     r"(?:^|\s)(?:(?:entry|post|article|story|td-post|single-post|blog-post|news)[-_]?(?:content|body|text|inner)"
     r"|article__(?:body|content)|articlebody|body-text|post[-_]?entry|text-content|storycontent)(?:\s|$)", re.I)
 ARTICLE_BODY_MIN_CHARS = 200  # kept characters outside links inside the declared body: less is a teaser's
+# Teaser cards of other stories after the declared body (a date, a linked headline, a sentence): at least
+# CARD_MIN_RUN kept blocks of one tag and class, each with a link and under CARD_MAX_CHARS characters.
+CARD_MAX_CHARS = 500
+CARD_MIN_RUN = 3
 _BODY_TAGS = frozenset({"article", "div", "main", "section"})
 
 
@@ -179,8 +183,10 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
                        kept: Sequence[bool]) -> list[int]:
     """Return the kept blocks to drop because they come after the page's declared article body with a
     probability under ``REGION_UNSURE``: the author box, share lines, related posts and sidebars a CMS prints
-    after the post, which the model was unsure of. The headline and lead above the body stay (news sites
-    print them there), and so does everything inside it.
+    after the post, which the model was unsure of. Teaser cards of other stories after the body go whatever
+    their probability: ``CARD_MIN_RUN`` or more kept blocks of one tag and class, each with a link and under
+    ``CARD_MAX_CHARS`` characters. The headline and lead above the body stay (news sites print them there),
+    and so does everything inside it.
 
     The declared body is the outermost ``<article>``, ``<div>``, ``<main>`` or ``<section>`` around kept
     blocks with ``itemprop="articleBody"`` or a class or id token of ``_ARTICLE_BODY_RE``. A page with
@@ -195,7 +201,14 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
     inside = found[1]
     # Blocks are in document order of their elements: a kept block outside the body and after a block inside
     # it comes after the body (an ancestor of the body comes before it).
-    return [i for i in rows if i > inside[-1] and probabilities[i] < REGION_UNSURE]
+    after = [i for i in rows if i > inside[-1]]
+    kinds: dict[tuple[str, str], list[int]] = {}  # the short linked blocks after the body, by tag and class
+    for i in after:
+        if blocks[i].link_chars and blocks[i].chars < CARD_MAX_CHARS:
+            element = blocks[i].element
+            kinds.setdefault((str(element.tag), " ".join((element.get("class") or "").split())), []).append(i)
+    cards = {i for run in kinds.values() if len(run) >= CARD_MIN_RUN for i in run}
+    return [i for i in after if probabilities[i] < REGION_UNSURE or i in cards]
 
 
 def _main_block(blocks: Sequence[Block], rows: Sequence[int]) -> int:

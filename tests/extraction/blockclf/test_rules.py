@@ -187,6 +187,13 @@ def test_unsure_blocks_after_the_declared_article_body_are_dropped(monkeypatch: 
     # itemprop="articleBody" declares it too.
     assert dropped(page.replace("class='post entry-content clearfix'", "itemprop='articleBody'")) == [
         "author", "related"]
+    # Teaser cards of other stories after the body go however sure the model is: three or more blocks of one
+    # tag and class, each short with a link. Two are not a run; cards without a link are text.
+    card = "<div class='card'><p>May 2 <a href='/{0}'>Story {0} of the week</a> What the council said.</p></div>"
+    cards = "".join(card.format(n) for n in range(3))
+    assert dropped(page.replace(after, cards), card=0.9) == ["card"] * 3
+    assert dropped(page.replace(after, "".join(card.format(n) for n in range(2))), card=0.9) == []
+    assert dropped(page.replace(after, cards.replace("<a href", "<b href").replace("</a>", "</b>")), card=0.9) == []
     # In classify, after the model's decision (every block over a 0.25 threshold): counted, the article left.
     models = classifier.shared_models()
     assert models.stack is not None

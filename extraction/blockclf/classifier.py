@@ -46,6 +46,7 @@ from extraction.blockclf.rules import (
     after_article_body,
     comment_blocks,
     declared_body,
+    enclosing_block,
     lead_blocks,
     link_lists,
     named_related,
@@ -246,6 +247,7 @@ class BlockDecision:
     lead: int = 0  # blocks kept as the lead the page names before its main block (``lead_blocks``)
     related: int = 0  # kept blocks dropped in a container named as related articles (``named_related``)
     read_as_article: bool = False  # typed list, declares one article body: the article rules ran (``declared_body``)
+    enclosing: int = 0  # dropped blocks kept around the main block (``enclosing_block``)
     link_lists: int = 0  # kept lists of links apart from the main block dropped (``link_lists``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
@@ -255,7 +257,8 @@ class BlockDecision:
         counts = {"fallback": int(self.fallback), "read_as_article": int(self.read_as_article),
                   "comments": self.comments, "siblings": self.siblings,
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
-                  "related": self.related, "link_lists": self.link_lists, "link_tail": self.link_tail}
+                  "related": self.related, "link_lists": self.link_lists, "enclosing": self.enclosing,
+                  "link_tail": self.link_tail}
         return {name: value for name, value in counts.items() if value}
 
     @property
@@ -307,7 +310,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     ``read_as_article``), the lead the page names
     before its main block is kept (``lead_blocks``), the kept blocks in a container named as related
     articles are dropped (``named_related``) and so are kept lists of links apart from the main block
-    (``link_lists``); a page left with no block keeps its most probable one
+    (``link_lists``); on every page the stacked model decides, the dropped block around the main block with more
+    text than it is kept (``enclosing_block``); a page left with no block keeps its most probable one
     outside the threads (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
     ``trim`` is off) and, on pages the stacked model's input does not type list, a kept block's trailing
     link lines go (``trim_link_tail``).
@@ -369,6 +373,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in link_lists(blocks, kept):
             kept[i] = False
             decision.link_lists += 1
+    if stacked:
+        for i in enclosing_block(blocks, kept):
+            kept[i] = True
+            decision.enclosing += 1
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows

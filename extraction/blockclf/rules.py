@@ -10,6 +10,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``comment_blocks``: blocks inside a readers' comment thread are dropped;
 * ``outside_main_region``: unsure blocks outside the main block's region are dropped;
 * ``after_article_body``: unsure blocks and teaser cards after the page's declared article body are dropped;
+* ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
 * ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
@@ -214,6 +215,28 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
 def _main_block(blocks: Sequence[Block], rows: Sequence[int]) -> int:
     """Return the kept block (of ``rows``) with the most characters outside links."""
     return max(rows, key=lambda i: blocks[i].chars - blocks[i].link_chars)
+
+
+def enclosing_block(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the dropped block around the main block (``_main_block``) to keep: the nearest block whose element
+    holds the main block's, when it has more text outside links than the main block and at most
+    ``SIBLING_MAX_LINK_DENSITY`` of its text in links. The model kept a quote, a recipe box or one paragraph
+    ``<div>`` of the article and dropped the article's own text around it; a page's text straight in ``<body>``
+    is not an article's."""
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if not rows:
+        return []
+    main = _main_block(blocks, rows)
+    ancestors = set(blocks[main].element.iterancestors())
+    own = blocks[main].chars - blocks[main].link_chars
+    for i in range(main - 1, -1, -1):
+        block = blocks[i]
+        if block.element in ancestors:
+            if not kept[i] and block.element.tag not in ("body", "html") and block.chars - block.link_chars > own \
+                    and block.link_chars <= SIBLING_MAX_LINK_DENSITY * block.chars:
+                return [i]
+            return []
+    return []
 
 
 # A lead's (standfirst's) own name, as the last word of a class or id token split at "-", "_" and camelCase, or

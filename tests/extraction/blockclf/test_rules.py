@@ -323,6 +323,38 @@ def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: 
     assert "Ring road" not in blog.text
 
 
+def test_the_dropped_block_around_the_main_block_with_more_text_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A post whose text the model dropped, while it kept the quote inside it.
+    quote = "<blockquote>One million entrepreneurs by the year 2030, the initiative says.</blockquote>"
+    post = (f"<html><body><div class='nav'><a href='/'>Home</a></div><div class='entry'><p>Posted Friday: the "
+            f"interview with the founder of the initiative, who spoke about the first year and the plans for the "
+            f"next.</p>{quote}<p>Listen to it on the podcast's page.</p></div></body></html>")
+
+    def kept_around(html_text: str, kept_class: str | None = None) -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        kept = [b.element.tag == "blockquote" or (kept_class is not None and b.element.get("class") == kept_class)
+                for b in blocks]
+        return [str(blocks[i].element.get("class")) for i in rules.enclosing_block(blocks, kept)]
+
+    assert kept_around(post) == ["entry"]
+    # Less text around the quote than in it, or links: the quote is the page's text, nothing added.
+    assert kept_around(post.replace("Posted Friday: the interview with the founder of the initiative, who spoke "
+                                    "about the first year and the plans for the next.", "Posted Friday.")) == []
+    linked = post.replace("<p>Posted Friday", "<p><a href='/x'>Posted Friday").replace("next.</p>", "next.</a></p>")
+    assert kept_around(linked) == []
+    # Text straight in <body> is not an article's; an enclosing block already kept is not added.
+    assert kept_around(post.replace("<div class='entry'>", "").replace("</div></body>", "</body>")) == []
+    assert kept_around(post, kept_class="entry") == []
+    # In classify: counted.
+    models = classifier.shared_models()
+    assert models.stack is not None
+    blocks = page_blocks(parse_html(post))
+    scores = np.array([0.9 if b.element.tag == "blockquote" else 0.1 for b in blocks], dtype=np.float32)
+    monkeypatch.setattr(classifier._StackModel, "content_probability", lambda self, rows: scores)
+    decision = classify(parse_html(post), models, page_probabilities=[0.1, 0.1, 0.8], trim=False)
+    assert decision.enclosing == 1 and decision.text.startswith("Posted Friday") and "Home" not in decision.text
+
+
 def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     # An article's body block ending in "read also" and tag lines, and a link line in its middle.
     body = ("<div class='story'><p>The council voted on Tuesday to close the old bridge for a year of repairs, after "

@@ -9,13 +9,13 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``nested_blocks``: a dropped block inside a kept one, between its paragraphs (a list in a body);
 * ``comment_blocks``: blocks inside a readers' comment thread are dropped;
 * ``outside_main_region``: unsure blocks outside the main block's region are dropped;
-* ``after_article_body``: unsure blocks and teaser cards after the page's declared article body are dropped;
-* ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
+* ``after_article_body``: unsure blocks and teaser cards after the page's declared article body
+  (``declared_body``) are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
-* ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
-* ``declared_body``: the page's declared article body, which ``after_article_body`` reads, and which makes a
-  page typed list an article for the three rules before (a blog post with sidebars of links);
+* ``link_lists``: on article pages, kept lists of links apart from the main block are dropped (these three also
+  run on a page typed list that has a declared body: a blog post with sidebars of links);
+* ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
 
@@ -187,13 +187,7 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
     after the post, which the model was unsure of. Teaser cards of other stories after the body go whatever
     their probability: ``CARD_MIN_RUN`` or more kept blocks of one tag and class, each with a link and under
     ``CARD_MAX_CHARS`` characters. The headline and lead above the body stay (news sites print them there),
-    and so does everything inside it.
-
-    The declared body is the outermost ``<article>``, ``<div>``, ``<main>`` or ``<section>`` around kept
-    blocks with ``itemprop="articleBody"`` or a class or id token of ``_ARTICLE_BODY_RE``. A page with
-    several such elements apart (a blog's index of posts) has none, and a body whose kept blocks hold under
-    ``ARTICLE_BODY_MIN_CHARS`` characters outside links is not trusted. Only the kept blocks' ancestors are
-    read (a few dozen elements, not the page's every ``<div>``).
+    and so does everything inside it. The body is ``declared_body``'s; a page without one loses nothing here.
     """
     found = declared_body(blocks, kept)
     if found is None:

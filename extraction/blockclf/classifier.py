@@ -283,7 +283,7 @@ def scored_blocks(blocks: Sequence[Block], limit: int = MAX_BLOCKS) -> npt.NDArr
     ``limit``, else the ``limit`` with the most characters outside links (ties: earlier first)."""
     if len(blocks) <= limit:
         return np.arange(len(blocks))
-    own = np.fromiter((block.chars - block.link_chars for block in blocks), dtype=np.int64, count=len(blocks))
+    own = np.fromiter((block.text_chars for block in blocks), dtype=np.int64, count=len(blocks))
     return np.sort(np.argsort(-own, kind="stable")[:limit])
 
 

@@ -114,7 +114,7 @@ def context_features(blocks: Sequence[Block], own: FloatArray, page_probabilitie
     scored = [blocks[i] for i in chosen]
     shape = shape_rows(scored)
     chars = np.fromiter((block.chars for block in scored), dtype=np.float64, count=n)
-    own_chars = np.fromiter((block.chars - block.link_chars for block in scored), dtype=np.float64, count=n)
+    own_chars = np.fromiter((block.text_chars for block in scored), dtype=np.float64, count=n)
     # Neighbour columns: log chars, link density, short-token share, sentence ends, inside CETD's block.
     base = np.stack([own[:, _LOG_CHARS], own[:, _LINK_DENSITY], shape[:, 2], shape[:, 5], own[:, _IN_CONTENT]], axis=1)
     neighbours = []

@@ -82,7 +82,7 @@ def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     found = []
     for block, keep in zip(blocks, kept, strict=True):
         if (keep or not block.paragraphs or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars
-                or block.chars - block.link_chars < NESTED_MIN_CHARS):
+                or block.text_chars < NESTED_MIN_CHARS):
             continue
         outer = next((kept_elements[node] for node in block.element.iterancestors() if node in kept_elements),
                      None)
@@ -113,7 +113,7 @@ def outside_main_region(blocks: Sequence[Block], probabilities: npt.NDArray[np.f
     rows = [i for i, keep in enumerate(kept) if keep]
     if len(rows) < 2:
         return []
-    main = max(rows, key=lambda i: float(probabilities[i]) * (blocks[i].chars - blocks[i].link_chars))
+    main = max(rows, key=lambda i: float(probabilities[i]) * blocks[i].text_chars)
     if probabilities[main] < REGION_SURE:
         return []
     # Each kept block's element with its ancestors (elements as keys: lxml keeps their proxies alive).
@@ -175,7 +175,7 @@ def declared_body(blocks: Sequence[Block], kept: Sequence[bool]) -> tuple[html.H
         return None
     body = bodies.pop()
     inside = [i for i, found in zip(rows, outer, strict=True) if found is body]
-    if sum(blocks[i].chars - blocks[i].link_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
+    if sum(blocks[i].text_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
         return None
     return body, inside
 
@@ -200,15 +200,14 @@ def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.fl
     kinds: dict[tuple[str, str], list[int]] = {}  # the short linked blocks after the body, by tag and class
     for i in after:
         if blocks[i].link_chars and blocks[i].chars < CARD_MAX_CHARS:
-            element = blocks[i].element
-            kinds.setdefault((str(element.tag), " ".join((element.get("class") or "").split())), []).append(i)
+            kinds.setdefault(_kind(blocks[i].element), []).append(i)
     cards = {i for run in kinds.values() if len(run) >= CARD_MIN_RUN for i in run}
     return [i for i in after if probabilities[i] < REGION_UNSURE or i in cards]
 
 
 def _main_block(blocks: Sequence[Block], rows: Sequence[int]) -> int:
     """Return the kept block (of ``rows``) with the most characters outside links."""
-    return max(rows, key=lambda i: blocks[i].chars - blocks[i].link_chars)
+    return max(rows, key=lambda i: blocks[i].text_chars)
 
 
 def enclosing_block(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
@@ -222,11 +221,11 @@ def enclosing_block(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
         return []
     main = _main_block(blocks, rows)
     ancestors = set(blocks[main].element.iterancestors())
-    own = blocks[main].chars - blocks[main].link_chars
+    own = blocks[main].text_chars
     for i in range(main - 1, -1, -1):
         block = blocks[i]
         if block.element in ancestors:
-            if not kept[i] and block.element.tag not in ("body", "html") and block.chars - block.link_chars > own \
+            if not kept[i] and block.element.tag not in ("body", "html") and block.text_chars > own \
                     and block.link_chars <= SIBLING_MAX_LINK_DENSITY * block.chars:
                 return [i]
             return []
@@ -337,9 +336,17 @@ def link_lists(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
             and near.isdisjoint(itertools.chain((blocks[i].element,), blocks[i].element.iterancestors()))]
 
 
+def _text_chars(block: Block) -> int:
+    return block.text_chars
+
+
+def _kind(element: html.HtmlElement) -> tuple[str, str]:
+    """Return an element's tag and whitespace-normalised class: blocks of one kind are a run of like items."""
+    return str(element.tag), " ".join((element.get("class") or "").split())
+
+
 def _sibling_key(block: Block) -> tuple[Any, str, str]:
-    element = block.element
-    return element.getparent(), str(element.tag), " ".join((element.get("class") or "").split())
+    return block.element.getparent(), *_kind(block.element)
 
 
 def comment_blocks(blocks: Sequence[Block]) -> list[int]:
@@ -356,15 +363,11 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
         return []
     named: dict[html.HtmlElement, html.HtmlElement | None] = {}  # element -> its nearest named ancestor-or-self
     nearest = [_named_ancestor(block.element, named) for block in blocks]
-
-    def own(block: Block) -> int:
-        return block.chars - block.link_chars
-
-    longest = max(blocks, key=own)
-    outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=own,
+    longest = max(blocks, key=_text_chars)
+    outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=_text_chars,
                   default=None)
     thread = _comment_items(longest.element) >= MIN_THREAD_ITEMS or _one_comment_of_a_thread(longest.element)
-    main = (outside if outside is not None and (own(outside) >= MAIN_SHARE * own(longest) or thread)
+    main = (outside if outside is not None and (outside.text_chars >= MAIN_SHARE * longest.text_chars or thread)
             else longest).element
     main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
     found = []

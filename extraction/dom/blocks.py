@@ -127,6 +127,11 @@ class Block:
     deco_tags: int  # DECORATION_TAGS elements
     page: PageTotals
 
+    @property
+    def text_chars(self) -> int:
+        """Return the block's characters outside links (``chars - link_chars``)."""
+        return self.chars - self.link_chars
+
 
 class _Region:
     """Counts of one block element's own region while the walk is open."""

@@ -35,12 +35,13 @@ from __future__ import annotations
 import copy
 import re
 from collections import Counter
+from collections.abc import Collection
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
-from lxml import html
+from lxml import etree, html
 
 from extraction.dom.html import page_title
-from extraction.dom.preprocess import PreprocessOptions, preprocess, remove_keep_tail
+from extraction.dom.preprocess import PreprocessOptions, noise_nodes, remove_keep_tail
 from extraction.dom.stats import DomStats, compute_stats
 from extraction.dom.text import visible_text
 from extraction.methods import Extraction, ListEntry, register
@@ -94,18 +95,31 @@ def _body(root: html.HtmlElement) -> html.HtmlElement:
 
 
 def clean_list_page(root: html.HtmlElement) -> html.HtmlElement:
-    """Return a cleaned copy of the page's body (step 1 of the module docstring); ``root`` is unchanged.
+    """Return a cleaned copy of the page's body (step 1 of the module docstring); ``root`` is unchanged."""
+    page = copy.deepcopy(root)
+    top, removed = list_page_noise(page)
+    for node in removed:
+        remove_keep_tail(node)
+    return top
+
+
+def list_page_noise(root: html.HtmlElement) -> tuple[html.HtmlElement, list[etree._Element]]:
+    """Return the element to read (the body) and the nodes step 1 removes from it, in removal order;
+    ``root`` is unchanged (``compute_stats(top, skip=...)`` reads the page as if they were gone).
 
     Two passes over one walk's statistics: boilerplate tags first, then class/id tokens with
     their share measured against what the first pass left (a results list under a menu holding
     40% of the text is most of the remaining page).
     """
-    body = _body(preprocess(copy.deepcopy(root), LIST_PAGE_NOISE))
-    for element in list(body.iter(*FORM_CONTROLS)):
-        remove_keep_tail(element)
-    stats = compute_stats(body)
+    removed = noise_nodes(root, LIST_PAGE_NOISE)
+    gone = set(removed)
+    body = _body(root)
+    top = root if body in gone else body  # a hidden <body> goes: what is left is the root
+    removed += top.iter(*FORM_CONTROLS)
+    gone.update(removed)
+    stats = compute_stats(top, gone)
     if not len(stats):
-        return body
+        return top, removed
     cn = list(stats.cn)
     doomed = [False] * len(stats)
     in_content = [False] * len(stats)
@@ -139,9 +153,7 @@ def clean_list_page(root: html.HtmlElement) -> html.HtmlElement:
             if tokens.strip() and BOILERPLATE_TOKEN_RE.search(tokens):
                 doomed[i] = True
                 outermost.append(i)
-    for i in outermost:
-        remove_keep_tail(stats.elements[i])
-    return body
+    return top, removed + [stats.elements[i] for i in outermost]
 
 
 def main_text(cleaned: html.HtmlElement) -> str:
@@ -150,6 +162,25 @@ def main_text(cleaned: html.HtmlElement) -> str:
     counts = Counter(lines)
     return "\n".join(line for line in lines
                      if line and not (counts[line] >= REPEAT_MIN and len(line.split()) <= REPEAT_MAX_WORDS))
+
+
+def _text(element: html.HtmlElement, gone: Collection[etree._Element]) -> str:
+    """Return ``element``'s text content without the nodes in ``gone`` (their tails stay)."""
+    if not gone:
+        return element.text_content()
+    parts: list[str] = []
+    stack: list[html.HtmlElement | str] = [element]  # elements to read, and tails to add
+    while stack:
+        item = stack.pop()
+        if isinstance(item, str):
+            parts.append(item)
+            continue
+        parts.append(item.text or "")
+        for child in reversed(item):
+            stack.append(child.tail or "")
+            if isinstance(child.tag, str) and child not in gone:
+                stack.append(child)
+    return "".join(parts)
 
 
 def _signature(element: html.HtmlElement) -> tuple[str, str]:
@@ -217,8 +248,9 @@ def entry_url(href: str, base: str | None) -> str:
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
 
-def list_entries(stats: DomStats, base: str | None) -> list[ListEntry]:
-    """Return the page's entries (step 3) in document order, one per item, first of each URL."""
+def list_entries(stats: DomStats, base: str | None, gone: Collection[etree._Element] = ()) -> list[ListEntry]:
+    """Return the page's entries (step 3) in document order, one per item, first of each URL; ``gone``:
+    the nodes ``stats`` skipped (their text is not in the titles)."""
     items = [i for group in list_groups(stats) for i in group]
     in_item = [False] * len(stats)
     chosen: dict[int, int] = {}  # document position -> title anchor
@@ -237,7 +269,7 @@ def list_entries(stats: DomStats, base: str | None) -> list[ListEntry]:
         if url in seen:
             continue
         seen.add(url)
-        entries.append(ListEntry(" ".join(stats.elements[anchor].text_content().split()), url))
+        entries.append(ListEntry(" ".join(_text(stats.elements[anchor], gone).split()), url))
     return entries
 
 
@@ -248,6 +280,15 @@ def extract_list_page(root: html.HtmlElement, url: str | None = None) -> Extract
     entries = list_entries(stats, url) if len(stats) else []
     return Extraction(method=NAME, text=main_text(cleaned), title=page_title(root), page_type="list",
                       entries=tuple(entries))
+
+
+def list_page_entries(root: html.HtmlElement, url: str | None = None) -> tuple[ListEntry, ...]:
+    """Return the entries ``extract_list_page`` gives, without its copy of the page or its main text
+    (what the flow needs on a list page whose text comes from the article path)."""
+    top, removed = list_page_noise(root)
+    gone = set(removed)
+    stats = compute_stats(top, gone)
+    return tuple(list_entries(stats, url, gone)) if len(stats) else ()
 
 
 register(NAME, extract_list_page)

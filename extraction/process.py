@@ -54,6 +54,7 @@ from extraction.dom.html import declared_lang, page_title, parse_html
 from extraction.dom.lang import identify_language, script_language
 from extraction.dom.repair import repair_text
 from extraction.dom.text import visible_text
+from extraction.lists import list_page_entries
 from extraction.metadata.authors import text_authors
 from extraction.metadata.fields import page_metadata
 from extraction.methods import Extraction, ListEntry, extract_tree, register
@@ -277,7 +278,7 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
         and typed.confidence >= context.page_models.list_route_threshold
     routed = listed and context.route_lists and context.method == PIPELINE
     if listed and context.method == PIPELINE:
-        entries = extract_tree(root, LIST_METHOD, page.url).entries  # list methods work on their own copy
+        entries = list_page_entries(root, page.url)  # reads the tree without changing it
         record.entries = entry_dicts(entries)
         count("pagetype/list_entries", len(entries))
     _metadata(page, root, context, record, blocks, typed)

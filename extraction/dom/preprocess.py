@@ -57,6 +57,19 @@ LIST_NOISE = PreprocessOptions(nav=True)
 def preprocess(root: html.HtmlElement, options: PreprocessOptions | None = None) -> html.HtmlElement:
     """Remove the noise ``options`` selects from ``root`` in place; return ``root``."""
     opts = options or PreprocessOptions()
+    for node in noise_nodes(root, opts):
+        remove_keep_tail(node)
+    if opts.link_heavy:
+        for node in link_heavy_blocks(root):
+            remove_keep_tail(node)
+    return root
+
+
+def noise_nodes(root: html.HtmlElement, options: PreprocessOptions | None = None) -> list[etree._Element]:
+    """Return the nodes under ``root`` that ``preprocess`` removes first, in document order (``link_heavy``
+    aside: it is measured after them). The tree is not changed: ``compute_stats(top, skip=...)`` reads
+    the page as if they were gone."""
+    opts = options or PreprocessOptions()
     tags: set[str] = set()
     if opts.scripts:
         tags |= SCRIPT_TAGS
@@ -78,12 +91,7 @@ def preprocess(root: html.HtmlElement, options: PreprocessOptions | None = None)
         elif (node.tag.lower() in tags or (opts.hidden and is_hidden(node))
               or (opts.nav and node.get("role") == "navigation")):
             doomed.append(node)
-    for node in doomed:
-        remove_keep_tail(node)
-    if opts.link_heavy:
-        for node in link_heavy_blocks(root):
-            remove_keep_tail(node)
-    return root
+    return doomed
 
 
 def link_heavy_blocks(root: html.HtmlElement) -> list[html.HtmlElement]:

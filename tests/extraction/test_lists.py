@@ -14,6 +14,7 @@ from extraction.lists import (
     clean_list_page,
     entry_url,
     extract_list_page,
+    list_page_entries,
     main_text,
 )
 from extraction.methods import METHODS
@@ -90,6 +91,23 @@ def test_page_is_not_modified() -> None:
     before = etree.tostring(root)
     extract_list_page(root, "https://example.org/")
     assert etree.tostring(root) == before
+
+
+def test_entries_alone_equal_the_extractors_and_leave_the_page_as_it_was() -> None:
+    """``list_page_entries`` reads the page with the noise skipped, not removed from a copy: the same
+    entries, titles without the hidden and script text inside their links."""
+    noisy = section_page().replace(
+        "Council approves", "<span hidden>Sponsored</span>Council<script>x()</script> approves"
+    ).replace("<body>", "<body><aside class='ad'><div class='card'><a href='/ad'>An advert link here</a></div></aside>")
+    for page in (section_page(), noisy, section_page().replace("<body>", "<body style='display:none'>")):
+        root = parse_html(page)
+        before = etree.tostring(root)
+        entries = list_page_entries(root, "https://example.org/news/local/")
+        assert etree.tostring(root) == before
+        assert entries == extract_list_page(root, "https://example.org/news/local/").entries
+    assert entries == ()  # a hidden <body> is gone, and its entries with it
+    titles = [entry.text for entry in list_page_entries(parse_html(noisy), None)]
+    assert titles[0] == "Council approves harbor plan number 1 after long debate"
 
 
 def test_whole_page_inside_a_form_or_nav_is_kept() -> None:

@@ -20,6 +20,7 @@ from extraction.blockclf.classifier import shared_models as shared_block_models
 from extraction.blockclf.rules import trim_ends
 from extraction.dom.html import parse_html
 from extraction.dom.text import visible_text
+from extraction.lists import list_page_entries
 from extraction.methods import extract_tree
 from extraction.page import Page
 from extraction.pagetype.models import PageTypeModels
@@ -206,14 +207,20 @@ def test_article_record_fields_and_stats() -> None:
 
 
 def _record_methods(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Return the list of method names process() runs through the registry, filled as it runs."""
+    """Return the names of the methods process() runs through the registry, filled as it runs
+    ("entries" for the list extractor's entries alone, ``list_page_entries``)."""
     calls: list[str] = []
 
     def counting(root: Any, method: str = "fulltext", url: str | None = None, **models: Any) -> Any:
         calls.append(method)
         return extract_tree(root, method, url, **models)
 
+    def entries(root: Any, url: str | None = None) -> Any:
+        calls.append("entries")
+        return list_page_entries(root, url)
+
     monkeypatch.setattr("extraction.process.extract_tree", counting)
+    monkeypatch.setattr("extraction.process.list_page_entries", entries)
     return calls
 
 
@@ -222,7 +229,7 @@ def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.Mon
     calls = _record_methods(monkeypatch)
     context, counts = _context()
     record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
-    assert record.page_type == "list" and calls == ["list"]  # entries once; the text from the classifier
+    assert record.page_type == "list" and calls == ["entries"]  # entries once; the text from the classifier
     assert record.entries == _demo_entries(page)
     assert record.extraction_method == "stack" and counts["pagetype/list_entries"] == len(record.entries)
 
@@ -232,7 +239,7 @@ def test_list_entries_are_taken_before_template_cleaning(monkeypatch: pytest.Mon
     calls = _record_methods(monkeypatch)
     context, counts = _context(templates=_LinkTemplates(calls))
     record = _valid(process(Page(page.body_bytes, DEMO + page.path, site="en-gazette"), context))
-    assert calls == ["list", "denoise"]  # entries once, from the page as fetched
+    assert calls == ["entries", "denoise"]  # entries once, from the page as fetched
     assert record.page_type == "list" and record.entries == _demo_entries(page)
     assert record.template_cleaning is not None and record.template_cleaning["removed_nodes"] > 0
     assert not any(title in record.text for title in page.body)  # the text is read from the cleaned tree

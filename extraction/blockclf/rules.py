@@ -40,9 +40,10 @@ MAIN_SHARE = 0.5  # the main block outside comment threads has at least this sha
 # of <li class="comment">) is a thread however long: it is not the page's main block.
 MIN_THREAD_ITEMS = 2
 _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pinglun", re.I)
-# One comment of a thread: "comment" as a word of its own ("comment", "comment-38027", "comment_851634"), not
-# a container's state ("has-comments", "commentsOpen") or part ("commentBody").
-_COMMENT_ITEM_RE = re.compile(r"(?<![a-z])comment(?![a-z])", re.I)
+# One comment of a thread: "comment" as a word of its own ("comment", "comment-38027", "comment_851634") or
+# a comment's text ("comments-body", "commentBody", "comment-content": threads laid out flat as head, body,
+# head, body), not a container's state ("has-comments", "commentsOpen").
+_COMMENT_ITEM_RE = re.compile(r"(?<![a-z])comment(?:s?[-_]?(?:body|content|text))?(?![a-z])", re.I)
 
 
 SIBLING_MAX_LINK_DENSITY = 0.2  # a block pulled in by its kept siblings, or from inside a kept block, is not links

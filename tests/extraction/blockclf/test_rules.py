@@ -65,6 +65,24 @@ def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article(
         assert long_comment not in "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
 
 
+def test_a_long_comment_in_a_flat_thread_of_comment_bodies_is_not_the_article() -> None:
+    # Movable Type (Dragnet R756): a head and a body per comment, all siblings, the body named
+    # "comments-body"; one comment three times the short post.
+    long_comment = " ".join(COMMENTS * 3)
+    items = "".join(f"<div class='comments-body'><p>{text}</p></div><div class='comments-post'>reader{i}</div>"
+                    for i, text in enumerate((long_comment, *COMMENTS)))
+    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div class='blogbody'><h2>At the market</h2>"
+            "<p>The stalls opened at dawn and the first buyers came for the river fish.</p></div>"
+            f"<div id='thread'>{items}</div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+    assert long_comment in found and all(comment in found for comment in COMMENTS) and "river fish" not in found
+    # A body named after the comments' state is not one comment: the longest block is then the main one.
+    state = page.replace("comments-body", "has-comments")
+    blocks = page_blocks(parse_html(state))
+    assert long_comment not in "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+
+
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
     root = parse_html(page_with_comments("<div id='story' class='post has-comments'>"))
     blocks = page_blocks(root)

@@ -44,6 +44,12 @@ _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pi
 # a comment's text ("comments-body", "commentBody", "comment-content": threads laid out flat as head, body,
 # head, body), not a container's state ("has-comments", "commentsOpen").
 _COMMENT_ITEM_RE = re.compile(r"(?<![a-z])comment(?:s?[-_]?(?:body|content|text))?(?![a-z])", re.I)
+# A thread's heading: "Comments", "3 Responses to ...", "Leave a Reply", "Reader comments", "网友评论".
+_COMMENT_HEADING_RE = re.compile(
+    r"^\W*(?:\d+\s+)?(?:comments?|responses?|replies|reader comments|discussion|leave a (?:comment|reply)|"
+    r"join the discussion)\b|评论|留言|跟帖", re.I)
+_COMMENT_HEADING_CHARS = 80
+_HEADINGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 
 
 SIBLING_MAX_LINK_DENSITY = 0.2  # a block pulled in by its kept siblings, or from inside a kept block, is not links
@@ -367,7 +373,8 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     longest = max(blocks, key=_text_chars)
     outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=_text_chars,
                   default=None)
-    thread = _comment_items(longest.element) >= MIN_THREAD_ITEMS or _one_comment_of_a_thread(longest.element)
+    thread = (_comment_items(longest.element) >= MIN_THREAD_ITEMS or _one_comment_of_a_thread(longest.element)
+              or _headed_thread(longest.element, named))
     main = (outside if outside is not None and (outside.text_chars >= MAIN_SHARE * longest.text_chars or thread)
             else longest).element
     main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
@@ -398,6 +405,18 @@ def _one_comment_of_a_thread(element: html.HtmlElement) -> bool:
                 _names_comment(child, _COMMENT_ITEM_RE) for child in parent.iterchildren("*")) >= MIN_THREAD_ITEMS:
             return True
     return False
+
+
+def _headed_thread(element: html.HtmlElement, named: dict[html.HtmlElement, html.HtmlElement | None]) -> bool:
+    """Return whether ``element``'s nearest comment-named ancestor-or-self opens with a heading that names a
+    thread (``_COMMENT_HEADING_RE``: "Comments", "12 Responses", "Leave a reply", "评论"): ``<div
+    id="comments"><h2>Comments</h2><dl>...`` with nothing in the items' markup naming a single comment."""
+    container = _named_ancestor(element, named)
+    heading = next(container.iter(*_HEADINGS), None) if container is not None else None
+    if heading is None:
+        return False
+    text = heading.text_content()
+    return len(text) <= _COMMENT_HEADING_CHARS and _COMMENT_HEADING_RE.search(text) is not None
 
 
 def _comment_items(element: html.HtmlElement) -> int:

@@ -83,6 +83,22 @@ def test_a_long_comment_in_a_flat_thread_of_comment_bodies_is_not_the_article() 
     assert long_comment not in "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
 
 
+def test_a_thread_headed_comments_is_a_thread_whatever_its_items_markup() -> None:
+    # Dragnet T13: <div id="comments"><h2>Comments</h2><dl> of plain <dt>/<dd>, longer than the post.
+    items = "".join(f"<dt><a href='#c{i}'>{i}.</a> reader{i}</dt><dd><p>{text}</p></dd>"
+                    for i, text in enumerate(COMMENTS * 4))
+    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div class='post'><h2>At the market</h2>"
+            "<p>The stalls opened at dawn and the first buyers came for the river fish.</p></div>"
+            f"<div id='comments'><h2>{{heading}}</h2><dl>{items}</dl></div></body></html>")
+    for heading in ("Comments", "12 Responses to At the market", "Leave a Reply", "网友评论"):
+        blocks = page_blocks(parse_html(page.format(heading=heading)))
+        found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+        assert all(comment in found for comment in COMMENTS) and "river fish" not in found, heading
+    # Under another heading the container's name alone does not make the longest block a thread.
+    blocks = page_blocks(parse_html(page.format(heading="Our readers' market stories")))
+    assert rules.comment_blocks(blocks) == []
+
+
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
     root = parse_html(page_with_comments("<div id='story' class='post has-comments'>"))
     blocks = page_blocks(root)

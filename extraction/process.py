@@ -53,7 +53,7 @@ from extraction.dom.blocks import Block, page_blocks
 from extraction.dom.html import declared_lang, page_title, parse_html
 from extraction.dom.lang import identify_language, script_language
 from extraction.dom.repair import repair_text
-from extraction.dom.text import visible_text
+from extraction.dom.text import tidy_text, visible_text
 from extraction.lists import list_page_entries
 from extraction.metadata.authors import text_authors
 from extraction.metadata.fields import page_metadata
@@ -290,6 +290,7 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
           None if dom is None else [float(dom.get(name, 0.0)) for name in ("article", "list", "other")],
           typed.page_type if typed is not None and typed.source != "dom" else None)
     _repair(record, count)
+    record.text, record.title = tidy_text(record.text), tidy_text(record.title or "") or record.title
     if not record.authors and record.text and "metadata_failed" not in record.flags:
         record.authors = text_authors(record.text)
         if record.authors:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 from lxml import etree, html
 
@@ -24,6 +25,11 @@ BLOCK_TAGS = frozenset(
 _HIDDEN_STYLE_RE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _SPACE_RE = re.compile(r"[ \t\r\f\v\u00a0\u3000]+")
 _LINE_BREAK_RE = re.compile("[\n\x1c-\x1e\x85\u2028\u2029]")
+# Invisible characters that only steer rendering and split a word for search and tokenisers: the soft
+# hyphen (German and Dutch pages hyphenate "Mit\u00adtel\u00adal\u00adter"), zero-width space, word
+# joiner, the invisible operators, BOM and the Mongolian vowel separator. Zero-width (non-)joiners and
+# direction marks stay: Persian, Indic scripts and emoji need the first, right-to-left text the second.
+_INVISIBLE = dict.fromkeys((0x00AD, 0x180E, 0x200B, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF))
 
 
 def is_hidden(element: html.HtmlElement) -> bool:
@@ -76,3 +82,14 @@ def normalise_lines(text: str) -> str:
     """
     lines = (_SPACE_RE.sub(" ", line).strip() for line in _LINE_BREAK_RE.split(text))
     return "\n".join(line for line in lines if line)
+
+
+def tidy_text(text: str) -> str:
+    """Return ``text`` as a corpus keeps it: NFC (one form of "é" or Bengali "য়" whichever the page's bytes
+    held) and without the invisible characters in ``_INVISIBLE``; a line left blank goes."""
+    if not text or text.isascii():
+        return text
+    tidy = unicodedata.normalize("NFC", text.translate(_INVISIBLE))
+    if tidy == text:
+        return text
+    return "\n".join(line for line in tidy.split("\n") if line.strip())

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from extraction.dom.blocks import page_blocks
 from extraction.dom.html import declared_lang, page_title, parse_html, title_text
-from extraction.dom.text import visible_text
+from extraction.dom.text import tidy_text, visible_text
 
 
 def test_visible_text_keeps_blocks_and_drops_invisible() -> None:
@@ -148,3 +148,15 @@ def test_unicode_line_separators_end_lines() -> None:
     text = normalise_lines("one\u2028two\u2029three\x85four\x1cfive  six\n\nseven")
     assert text == "one\ntwo\nthree\nfour\nfive six\nseven"
     assert text.splitlines() == text.split("\n")
+
+
+def test_tidy_text_composes_and_drops_invisible_characters_only() -> None:
+    # A soft-hyphenated German word, a zero-width space, a BOM, and "é" decomposed (e + U+0301).
+    page = "Mit\u00adtel\u00adal\u00adter\nzero\u200bwidth\n\ufeff\ncafe\u0301"
+    assert tidy_text(page) == "Mittelalter\nzerowidth\ncafé"
+    # Bengali য়, one code point or য + nukta in the page's bytes, is one form in the corpus (NFC's: য + nukta).
+    assert tidy_text("\u09df") == tidy_text("\u09af\u09bc") == "\u09af\u09bc"
+    # Joiners and direction marks carry meaning (Persian, Indic scripts, emoji; right-to-left text).
+    for kept in ("می\u200cخواهم", "क्\u200dष", "\U0001f468\u200d\U0001f469", "\u200fשלום"):
+        assert tidy_text(kept) == kept
+    assert tidy_text("plain ascii\n") == "plain ascii\n" and tidy_text("") == ""

@@ -53,6 +53,7 @@ from extraction.blockclf.rules import (
     nested_blocks,
     outside_main_region,
     sibling_blocks,
+    teaser_bodies,
     trim_ends,
     trim_link_tail,
 )
@@ -249,6 +250,7 @@ class BlockDecision:
     read_as_article: bool = False  # typed list, declares one article body: the article rules ran (``declared_body``)
     enclosing: int = 0  # dropped blocks kept around the main block (``enclosing_block``)
     link_lists: int = 0  # kept lists of links apart from the main block dropped (``link_lists``)
+    teasers: int = 0  # kept blocks dropped in other posts' declared bodies (``teaser_bodies``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
     def rule_counts(self) -> dict[str, int]:
@@ -257,7 +259,8 @@ class BlockDecision:
         counts = {"fallback": int(self.fallback), "read_as_article": int(self.read_as_article),
                   "comments": self.comments, "siblings": self.siblings,
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
-                  "related": self.related, "link_lists": self.link_lists, "enclosing": self.enclosing,
+                  "related": self.related, "link_lists": self.link_lists, "teasers": self.teasers,
+                  "enclosing": self.enclosing,
                   "link_tail": self.link_tail}
         return {name: value for name, value in counts.items() if value}
 
@@ -310,9 +313,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     ``read_as_article``), the lead the page names
     before its main block is kept (``lead_blocks``), the kept blocks in a container named as related
     articles are dropped (``named_related``) and so are kept lists of links apart from the main block
-    (``link_lists``); on every page the stacked model decides, the dropped block around the main block with more
-    text than it is kept (``enclosing_block``); a page left with no block keeps its most probable one
-    outside the threads (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
+    (``link_lists``) and other posts' excerpts in their own declared bodies (``teaser_bodies``); on every
+    page the stacked model decides, the dropped block around the main block with more text than it is kept
+    (``enclosing_block``); a page left with no block keeps its most probable one outside the threads
+    (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
     ``trim`` is off) and, on pages the stacked model's input does not type list, a kept block's trailing
     link lines go (``trim_link_tail``).
     """
@@ -373,6 +377,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in link_lists(blocks, kept):
             kept[i] = False
             decision.link_lists += 1
+        for i in teaser_bodies(blocks, kept):
+            kept[i] = False
+            decision.teasers += 1
     if stacked:
         for i in enclosing_block(blocks, kept):
             kept[i] = True

@@ -13,8 +13,10 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
   (``declared_body``) are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
-* ``link_lists``: on article pages, kept lists of links apart from the main block are dropped (these three also
-  run on a page typed list that has a declared body: a blog post with sidebars of links);
+* ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
+* ``teaser_bodies``: on article pages, kept excerpts of other posts, each in its own declared body, are dropped
+  when one body holds most of the kept text (these four also run on a page typed list that has a declared body:
+  a blog post with sidebars of links);
 * ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
@@ -185,6 +187,36 @@ def declared_body(blocks: Sequence[Block], kept: Sequence[bool]) -> tuple[html.H
     if sum(blocks[i].text_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
         return None
     return body, inside
+
+
+TEASER_BODY_SHARE = 3.0  # the post's body holds this many times the next declared body's kept text
+TEASER_BODY_RUN = 2  # other posts' excerpts come several: one other body is a lead the page marks apart
+
+
+def teaser_bodies(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they lie in another post's declared body (``_declares_body``), on
+    a page whose kept text is mostly in one: the excerpts of recent or related posts, each in its own
+    ``entry-content``, around the post. The post's body holds at least ``TEASER_BODY_SHARE`` times the kept
+    text of any other."""
+    marked: dict[html.HtmlElement, html.HtmlElement | None] = {}
+    by_body: dict[html.HtmlElement, list[int]] = {}
+    for i, keep in enumerate(kept):
+        if keep:
+            found = None
+            node = _named_ancestor(blocks[i].element, marked, _declares_body)
+            while node is not None:
+                found = node
+                parent = node.getparent()
+                node = _named_ancestor(parent, marked, _declares_body) if parent is not None else None
+            if found is not None:
+                by_body.setdefault(found, []).append(i)
+    if len(by_body) < 1 + TEASER_BODY_RUN:
+        return []
+    sizes = sorted(((sum(blocks[i].text_chars for i in rows), rows) for rows in by_body.values()),
+                   key=lambda item: -item[0])
+    if sizes[0][0] < TEASER_BODY_SHARE * sizes[1][0]:
+        return []
+    return sorted(i for _, rows in sizes[1:] for i in rows)
 
 
 def after_article_body(blocks: Sequence[Block], probabilities: npt.NDArray[np.float32],

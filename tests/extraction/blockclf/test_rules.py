@@ -357,6 +357,35 @@ def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: 
     assert "Ring road" not in blog.text
 
 
+def test_other_posts_excerpts_in_their_own_declared_bodies_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Dragnet T6: a post, and recent posts' excerpts before and after it, each in its own entry-content.
+    post = " ".join(["The council voted to rebuild the old bridge over the river, and the work starts in May."] * 8)
+
+    def excerpt(n: int) -> str:
+        return (f"<div class='post'><h2><a href='/p{n}'>Earlier post {n}</a></h2><div class='entry-content'><p>An "
+                f"excerpt of the earlier post number {n}, a few sentences about the town's week.</p></div></div>")
+
+    page = (f"<html><body>{excerpt(1)}{excerpt(2)}<div class='post'><h1>Bridge</h1><div class='entry-content'>"
+            f"<p>{post}</p></div></div>{excerpt(3)}</body></html>")
+
+    def dropped(html_text: str) -> str:
+        blocks = page_blocks(parse_html(html_text))
+        return "\n".join(blocks[i].text for i in rules.teaser_bodies(blocks, [True] * len(blocks)))
+
+    gone = dropped(page)
+    assert all(f"post number {n}" in gone for n in (1, 2, 3)) and "rebuild" not in gone
+    # One other body is a lead the page marks apart, not a run of excerpts; bodies of like size are an index.
+    assert dropped(page.replace(excerpt(1), "").replace(excerpt(2), "")) == ""
+    assert dropped(page.replace(post, "A short post about the bridge and the vote.")) == ""
+    # In classify: counted on a page typed article.
+    models = classifier.shared_models()
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
+    decision = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    assert decision.teasers == 3 and decision.rule_counts()["teasers"] == 3
+    assert "rebuild" in decision.text and "post number" not in decision.text
+
+
 def test_the_dropped_block_around_the_main_block_with_more_text_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     # A post whose text the model dropped, while it kept the quote inside it.
     quote = "<blockquote>One million entrepreneurs by the year 2030, the initiative says.</blockquote>"

@@ -168,17 +168,7 @@ def declared_body(blocks: Sequence[Block], kept: Sequence[bool]) -> tuple[html.H
     every ``<div>``)."""
     rows = [i for i, keep in enumerate(kept) if keep]
     marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
-
-    def outermost(element: html.HtmlElement) -> html.HtmlElement | None:
-        found = None
-        node = _named_ancestor(element, marked, _declares_body)
-        while node is not None:  # a mark further up wins
-            found = node
-            parent = node.getparent()
-            node = _named_ancestor(parent, marked, _declares_body) if parent is not None else None
-        return found
-
-    outer = [outermost(blocks[i].element) for i in rows]  # per kept block, its outermost marked ancestor
+    outer = [_outermost_body(blocks[i].element, marked) for i in rows]  # per kept block, its outermost body
     bodies = set(outer) - {None}
     if len(bodies) != 1:
         return None
@@ -187,6 +177,19 @@ def declared_body(blocks: Sequence[Block], kept: Sequence[bool]) -> tuple[html.H
     if sum(blocks[i].text_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
         return None
     return body, inside
+
+
+def _outermost_body(element: html.HtmlElement,
+                    marked: dict[html.HtmlElement, html.HtmlElement | None]) -> html.HtmlElement | None:
+    """Return the outermost ancestor-or-self of ``element`` marked as an article's body (``_declares_body``; a
+    mark further up wins), or None; ``marked`` is ``_named_ancestor``'s memo, one per page."""
+    found = None
+    node = _named_ancestor(element, marked, _declares_body)
+    while node is not None:
+        found = node
+        parent = node.getparent()
+        node = _named_ancestor(parent, marked, _declares_body) if parent is not None else None
+    return found
 
 
 TEASER_BODY_SHARE = 3.0  # the post's body holds this many times the next declared body's kept text
@@ -201,15 +204,9 @@ def teaser_bodies(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     marked: dict[html.HtmlElement, html.HtmlElement | None] = {}
     by_body: dict[html.HtmlElement, list[int]] = {}
     for i, keep in enumerate(kept):
-        if keep:
-            found = None
-            node = _named_ancestor(blocks[i].element, marked, _declares_body)
-            while node is not None:
-                found = node
-                parent = node.getparent()
-                node = _named_ancestor(parent, marked, _declares_body) if parent is not None else None
-            if found is not None:
-                by_body.setdefault(found, []).append(i)
+        body = _outermost_body(blocks[i].element, marked) if keep else None
+        if body is not None:
+            by_body.setdefault(body, []).append(i)
     if len(by_body) < 1 + TEASER_BODY_RUN:
         return []
     sizes = sorted(((sum(blocks[i].text_chars for i in rows), rows) for rows in by_body.values()),

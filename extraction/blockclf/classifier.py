@@ -49,6 +49,7 @@ from extraction.blockclf.rules import (
     enclosing_block,
     lead_blocks,
     link_lists,
+    missed_body,
     named_related,
     nested_blocks,
     outside_main_region,
@@ -251,6 +252,7 @@ class BlockDecision:
     enclosing: int = 0  # dropped blocks kept around the main block (``enclosing_block``)
     link_lists: int = 0  # kept lists of links apart from the main block dropped (``link_lists``)
     teasers: int = 0  # kept blocks dropped in other posts' declared bodies (``teaser_bodies``)
+    missed_body: int = 0  # blocks kept as the page's one declared body the model kept none of (``missed_body``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
 
     def rule_counts(self) -> dict[str, int]:
@@ -260,7 +262,7 @@ class BlockDecision:
                   "comments": self.comments, "siblings": self.siblings,
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
                   "related": self.related, "link_lists": self.link_lists, "teasers": self.teasers,
-                  "enclosing": self.enclosing,
+                  "missed_body": self.missed_body, "enclosing": self.enclosing,
                   "link_tail": self.link_tail}
         return {name: value for name, value in counts.items() if value}
 
@@ -313,7 +315,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     ``read_as_article``), the lead the page names
     before its main block is kept (``lead_blocks``), the kept blocks in a container named as related
     articles are dropped (``named_related``) and so are kept lists of links apart from the main block
-    (``link_lists``) and other posts' excerpts in their own declared bodies (``teaser_bodies``); on every
+    (``link_lists``) and other posts' excerpts in their own declared bodies (``teaser_bodies``), and the page's
+    one declared body is kept when the model kept none of it (``missed_body``); on every
     page the stacked model decides, the dropped block around the main block with more text than it is kept
     (``enclosing_block``); a page left with no block keeps its most probable one outside the threads
     (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
@@ -380,6 +383,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in teaser_bodies(blocks, kept):
             kept[i] = False
             decision.teasers += 1
+        for i in missed_body(blocks, kept):
+            kept[i] = True
+            decision.missed_body += 1
     if stacked:
         for i in enclosing_block(blocks, kept):
             kept[i] = True

@@ -17,6 +17,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``teaser_bodies``: on article pages, kept excerpts of other posts, each in its own declared body, are dropped
   when one body holds most of the kept text (these four also run on a page typed list that has a declared body:
   a blog post with sidebars of links);
+* ``missed_body``: on article pages, the page's one declared body is kept when the model kept none of it;
 * ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
@@ -190,6 +191,35 @@ def _outermost_body(element: html.HtmlElement,
         parent = node.getparent()
         node = _named_ancestor(parent, marked, _declares_body) if parent is not None else None
     return found
+
+
+MISSED_BODY_MIN_CHARS = 150  # characters outside links in the declared body the model kept none of
+MISSED_BODY_MAX_LINK_DENSITY = 0.5  # and at most this share of them in links (its blocks each too)
+
+
+def missed_body(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the blocks to keep because they are the page's one declared article body (``_declares_body``)
+    and the model kept none of it while it kept something else: an author box or a sidebar's text widget
+    beside a short post it was unsure of. The body holds at least ``MISSED_BODY_MIN_CHARS`` characters
+    outside links, at most ``MISSED_BODY_MAX_LINK_DENSITY`` of its text in links; its blocks above that
+    density stay out. A page with several declared bodies (an index of posts) gets nothing."""
+    if not any(kept):
+        return []
+    marked: dict[html.HtmlElement, html.HtmlElement | None] = {}
+    by_body: dict[html.HtmlElement, list[int]] = {}
+    for i, block in enumerate(blocks):
+        body = _outermost_body(block.element, marked)
+        if body is not None:
+            by_body.setdefault(body, []).append(i)
+    if len(by_body) != 1:
+        return []
+    rows = next(iter(by_body.values()))
+    chars = sum(blocks[i].chars for i in rows)
+    links = sum(blocks[i].link_chars for i in rows)
+    if (any(kept[i] for i in rows) or chars - links < MISSED_BODY_MIN_CHARS
+            or links > MISSED_BODY_MAX_LINK_DENSITY * chars):
+        return []
+    return [i for i in rows if blocks[i].link_chars <= MISSED_BODY_MAX_LINK_DENSITY * blocks[i].chars]
 
 
 TEASER_BODY_SHARE = 3.0  # the post's body holds this many times the next declared body's kept text

@@ -386,6 +386,36 @@ def test_other_posts_excerpts_in_their_own_declared_bodies_are_dropped(monkeypat
     assert "rebuild" in decision.text and "post number" not in decision.text
 
 
+def test_the_one_declared_body_the_model_kept_none_of_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
+    # trafilatura-eval's knowledge-on-air.de: the model kept the author box and none of the short post.
+    post = ("<div class='entry-content'><p>We recorded the camp's sessions live in Berlin this year, and the "
+            "guests told us what they took home from two days of talks.</p><p>Listen to the episode below.</p></div>")
+    author = "<div class='author'><p>About the author: a teacher of knowledge management for twenty years.</p></div>"
+    page = f"<html><body><h1>Live from the camp</h1>{post}{author}</body></html>"
+
+    def missed(html_text: str, keep: str = "author") -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        kept = [block.element.get("class") == keep for block in blocks]
+        return [str(blocks[i].element.get("class")) for i in rules.missed_body(blocks, kept)]
+
+    assert missed(page) == ["entry-content"]
+    # Not when the model kept some of the body, nor kept nothing at all; not on a page of several bodies.
+    assert missed(page, keep="entry-content") == [] and missed(page, keep="none") == []
+    assert missed(page.replace(author, post.replace("live in Berlin", "in Hamburg"))) == []
+    # Not a body of links or of a few words.
+    links = "".join(f"<li><a href='/e{n}'>Episode {n} of the camp podcast, with guests</a></li>" for n in range(6))
+    assert missed(page.replace("<p>Listen to the episode below.</p>", f"<ul>{links}</ul>")) == []
+    assert missed(page.replace(post, "<div class='entry-content'><p>Listen below.</p></div>")) == []
+    # In classify: counted on a page typed article.
+    models = classifier.shared_models()
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.array([0.9 if "teacher" in block.text else 0.1
+                                                     for block in page_blocks(parse_html(page))], dtype=np.float32))
+    decision = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    assert decision.missed_body == 1 and decision.rule_counts()["missed_body"] == 1
+    assert "live in Berlin" in decision.text and "teacher" in decision.text
+
+
 def test_the_dropped_block_around_the_main_block_with_more_text_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     # A post whose text the model dropped, while it kept the quote inside it.
     quote = "<blockquote>One million entrepreneurs by the year 2030, the initiative says.</blockquote>"

@@ -203,9 +203,10 @@ def missed_body(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     beside a short post it was unsure of. The body holds at least ``MISSED_BODY_MIN_CHARS`` characters
     outside links, at most ``MISSED_BODY_MAX_LINK_DENSITY`` of its text in links; its blocks above that
     density stay out. A page with several declared bodies (an index of posts) gets nothing."""
-    if not any(kept):
-        return []
     marked: dict[html.HtmlElement, html.HtmlElement | None] = {}
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if not rows or any(_outermost_body(blocks[i].element, marked) is not None for i in rows):
+        return []  # the kept blocks first (a few): most pages with a body have some of it kept
     by_body: dict[html.HtmlElement, list[int]] = {}
     for i, block in enumerate(blocks):
         body = _outermost_body(block.element, marked)
@@ -216,8 +217,7 @@ def missed_body(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     rows = next(iter(by_body.values()))
     chars = sum(blocks[i].chars for i in rows)
     links = sum(blocks[i].link_chars for i in rows)
-    if (any(kept[i] for i in rows) or chars - links < MISSED_BODY_MIN_CHARS
-            or links > MISSED_BODY_MAX_LINK_DENSITY * chars):
+    if chars - links < MISSED_BODY_MIN_CHARS or links > MISSED_BODY_MAX_LINK_DENSITY * chars:
         return []
     return [i for i in rows if blocks[i].link_chars <= MISSED_BODY_MAX_LINK_DENSITY * blocks[i].chars]
 

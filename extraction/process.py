@@ -290,7 +290,7 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
           None if dom is None else [float(dom.get(name, 0.0)) for name in ("article", "list", "other")],
           typed.page_type if typed is not None and typed.source != "dom" else None)
     _repair(record, count)
-    record.text, record.title = tidy_text(record.text), tidy_text(record.title or "") or record.title
+    _tidy(record)
     if not record.authors and record.text and "metadata_failed" not in record.flags:
         record.authors = text_authors(record.text)
         if record.authors:
@@ -341,6 +341,16 @@ def _repair(record: Record, count: Count) -> None:
         record.entries = entries
     record.flags.append("mojibake_repaired")
     count("extract/mojibake_repaired", 1)
+
+
+def _tidy(record: Record) -> None:
+    """Write the record's text fields in NFC without invisible characters (``tidy_text``)."""
+    record.text = tidy_text(record.text)
+    record.title = tidy_text(record.title or "") or record.title
+    record.description = tidy_text(record.description or "") or record.description
+    if record.entries:
+        record.entries = [{**entry, "title": tidy_text(entry["title"] or "") or entry["title"]}
+                          for entry in record.entries]
 
 
 def entry_dicts(entries: tuple[ListEntry, ...]) -> list[dict[str, str | None]]:

@@ -11,6 +11,7 @@ from typing import Any
 import jsonschema
 import numpy as np
 import pytest
+from lxml import html as lxml_html
 from scrapy.utils.test import get_crawler
 
 from demo import build_sites
@@ -416,3 +417,29 @@ def test_a_17_mb_page_of_400000_blocks_goes_through_the_whole_flow_bounded() -> 
     size, found, error, capped, rss_mb, seconds = done.stdout.split()
     assert int(size) > 16_000_000 and found == "True" and error == "None" and capped == "True"
     assert int(rss_mb) < BIG_PAGE_MAX_RSS_MB and float(seconds) < BIG_PAGE_TIMEOUT_S
+
+
+def test_records_are_written_in_nfc_without_invisible_characters() -> None:
+    # The demo's list and article pages with soft hyphens, zero-width spaces and decomposed letters in every
+    # text node and attribute value (headline, description, entries, text): the record has none of them
+    # (extraction.dom.text.tidy_text), and the words read whole.
+    def marked(text: str) -> str:
+        return text.replace("Port", "Po\u00adrt").replace("Marlow", "Mar\u200blow").replace("é", "e\u0301")
+
+    for kind in ("list", "article"):
+        page = _demo_page(kind)
+        root = parse_html(page.body_bytes.decode(page.encoding))
+        for element in root.iter():
+            if element.tag in ("script", "style"):
+                continue
+            element.text, element.tail = marked(element.text or ""), marked(element.tail or "")
+            for name, value in element.attrib.items():
+                element.set(name, marked(value))
+        html_bytes = lxml_html.tostring(root, encoding="utf-8")
+        assert "\u00ad".encode() in html_bytes and "\u200b".encode() in html_bytes
+        record = _valid(process(Page(html_bytes, DEMO + page.path, "text/html; charset=utf-8"), _context()[0]))
+        fields = [record.text, record.title or "", record.description or "",
+                  *(entry["title"] or "" for entry in record.entries or ())]
+        assert record.page_type == kind and record.text
+        assert not any(ch in field for field in fields for ch in "\u00ad\u200b\u0301"), kind
+        assert "Port Marlow" in "\n".join(fields), kind

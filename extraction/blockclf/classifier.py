@@ -371,21 +371,13 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     # list) gets the article rules; the list threshold it was decided with stays.
     if typed_as == "article" or (typed_as == "list" and declared_body(blocks, kept) is not None):
         decision.read_as_article = typed_as == "list"
-        for i in lead_blocks(blocks, kept):
-            kept[i] = True
-            decision.lead += 1
-        for i in named_related(blocks, kept):
-            kept[i] = False
-            decision.related += 1
-        for i in link_lists(blocks, kept):
-            kept[i] = False
-            decision.link_lists += 1
-        for i in teaser_bodies(blocks, kept):
-            kept[i] = False
-            decision.teasers += 1
-        for i in missed_body(blocks, kept):
-            kept[i] = True
-            decision.missed_body += 1
+        article_rules = ((lead_blocks, True, "lead"), (named_related, False, "related"),
+                         (link_lists, False, "link_lists"), (teaser_bodies, False, "teasers"),
+                         (missed_body, True, "missed_body"))
+        for rule, keep, counter in article_rules:  # in this order: each reads the decision the last left
+            for i in rule(blocks, kept):
+                kept[i] = keep
+                setattr(decision, counter, getattr(decision, counter) + 1)
     if stacked:
         for i in enclosing_block(blocks, kept):
             kept[i] = True

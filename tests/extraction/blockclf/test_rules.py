@@ -16,6 +16,20 @@ from extraction.dom.html import parse_html
 from tests.extraction.blockclf.pages import COMMENTS, page_with_comments
 
 
+def _in_threads(page: str) -> str:
+    """Return the text of the page's blocks that ``comment_blocks`` finds in readers' threads."""
+    blocks = page_blocks(parse_html(page))
+    return "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+
+
+def _post_and_thread(post_class: str, thread: str) -> str:
+    """Return a page: a menu, a short post in a ``<div>`` of ``post_class``, then ``thread``."""
+    return ("<html><body><div id='nav'><a href='/'>Home</a></div>"
+            f"<div class='{post_class}'><h2>At the market</h2>"
+            "<p>The stalls opened at dawn and the first buyers came for the river fish.</p></div>"
+            f"{thread}</body></html>")
+
+
 def test_comment_thread_after_an_article_is_dropped() -> None:
     root = parse_html(page_with_comments())
     blocks = page_blocks(root)
@@ -35,8 +49,7 @@ def test_a_thread_in_one_block_longer_than_the_article_is_still_a_thread() -> No
     page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div id='post'><h2>At the market</h2>"
             "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
             f"</div></div><div id='comments'><ol>{items}</ol></div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+    found = _in_threads(page)
     assert all(comment in found for comment in COMMENTS) and "river fish" not in found
     # The same thread without comment-named items is, by length, the main block: left to the model.
     plain = page.replace("class='comment c", "class='note c").replace("comment-author", "note-author")
@@ -54,15 +67,13 @@ def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article(
     page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div id='post'><h2>At the market</h2>"
             "<div class='entry'><p>The stalls opened at dawn and the first buyers came for the river fish.</p>"
             f"</div></div><div id='comments'><dl id='comment_list'>{items}</dl></div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+    found = _in_threads(page)
     assert long_comment in found and all(comment in found for comment in COMMENTS) and "river fish" not in found
     # Items not named as single comments (only their ids, on other elements; or named after a state of the
     # comments, "has-comments"): by length, the longest block is then the main one, left to the model.
     for changed in (page.replace("class='comment depth-1'", "class='note'").replace("class='comment'", ""),
                     page.replace("class='comment", "class='has-comments").replace("id='comment-", "id='note-")):
-        blocks = page_blocks(parse_html(changed))
-        assert long_comment not in "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+        assert long_comment not in _in_threads(changed)
 
 
 def test_a_long_comment_in_a_flat_thread_of_comment_bodies_is_not_the_article() -> None:
@@ -71,32 +82,25 @@ def test_a_long_comment_in_a_flat_thread_of_comment_bodies_is_not_the_article() 
     long_comment = " ".join(COMMENTS * 3)
     items = "".join(f"<div class='comments-body'><p>{text}</p></div><div class='comments-post'>reader{i}</div>"
                     for i, text in enumerate((long_comment, *COMMENTS)))
-    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div class='blogbody'><h2>At the market</h2>"
-            "<p>The stalls opened at dawn and the first buyers came for the river fish.</p></div>"
-            f"<div id='thread'>{items}</div></body></html>")
-    blocks = page_blocks(parse_html(page))
-    found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+    page = _post_and_thread("blogbody", f"<div id='thread'>{items}</div>")
+    found = _in_threads(page)
     assert long_comment in found and all(comment in found for comment in COMMENTS) and "river fish" not in found
     # A body named after the comments' state is not one comment: the longest block is then the main one.
-    state = page.replace("comments-body", "has-comments")
-    blocks = page_blocks(parse_html(state))
-    assert long_comment not in "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+    assert long_comment not in _in_threads(page.replace("comments-body", "has-comments"))
 
 
 def test_a_thread_headed_comments_is_a_thread_whatever_its_items_markup() -> None:
     # Dragnet T13: <div id="comments"><h2>Comments</h2><dl> of plain <dt>/<dd>, longer than the post.
     items = "".join(f"<dt><a href='#c{i}'>{i}.</a> reader{i}</dt><dd><p>{text}</p></dd>"
                     for i, text in enumerate(COMMENTS * 4))
-    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div class='post'><h2>At the market</h2>"
-            "<p>The stalls opened at dawn and the first buyers came for the river fish.</p></div>"
-            f"<div id='comments'><h2>{{heading}}</h2><dl>{items}</dl></div></body></html>")
+    def page(heading: str) -> str:
+        return _post_and_thread("post", f"<div id='comments'><h2>{heading}</h2><dl>{items}</dl></div>")
+
     for heading in ("Comments", "12 Responses to At the market", "Leave a Reply", "网友评论"):
-        blocks = page_blocks(parse_html(page.format(heading=heading)))
-        found = "\n".join(blocks[i].text for i in rules.comment_blocks(blocks))
+        found = _in_threads(page(heading))
         assert all(comment in found for comment in COMMENTS) and "river fish" not in found, heading
     # Under another heading the container's name alone does not make the longest block a thread.
-    blocks = page_blocks(parse_html(page.format(heading="Our readers' market stories")))
-    assert rules.comment_blocks(blocks) == []
+    assert _in_threads(page("Our readers' market stories")) == ""
 
 
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:

@@ -167,14 +167,10 @@ def declared_body(blocks: Sequence[Block], kept: Sequence[bool]) -> tuple[html.H
     posts) has none, and neither has one whose kept blocks hold under ``ARTICLE_BODY_MIN_CHARS`` characters
     outside links (a teaser's). Only the kept blocks' ancestors are read (a few dozen elements, not the page's
     every ``<div>``)."""
-    rows = [i for i, keep in enumerate(kept) if keep]
-    marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
-    outer = [_outermost_body(blocks[i].element, marked) for i in rows]  # per kept block, its outermost body
-    bodies = set(outer) - {None}
+    bodies = _by_body(blocks, [i for i, keep in enumerate(kept) if keep], {})
     if len(bodies) != 1:
         return None
-    body = bodies.pop()
-    inside = [i for i, found in zip(rows, outer, strict=True) if found is body]
+    body, inside = next(iter(bodies.items()))
     if sum(blocks[i].text_chars for i in inside) < ARTICLE_BODY_MIN_CHARS:
         return None
     return body, inside
@@ -193,6 +189,18 @@ def _outermost_body(element: html.HtmlElement,
     return found
 
 
+def _by_body(blocks: Sequence[Block], rows: Sequence[int],
+             marked: dict[html.HtmlElement, html.HtmlElement | None]) -> dict[html.HtmlElement, list[int]]:
+    """Return the blocks of ``rows`` that lie in a declared article body, by their outermost body
+    (``_outermost_body``, with its memo ``marked``), in document order; blocks in no body are left out."""
+    found: dict[html.HtmlElement, list[int]] = {}
+    for i in rows:
+        body = _outermost_body(blocks[i].element, marked)
+        if body is not None:
+            found.setdefault(body, []).append(i)
+    return found
+
+
 MISSED_BODY_MIN_CHARS = 150  # characters outside links in the declared body the model kept none of
 MISSED_BODY_MAX_LINK_DENSITY = 0.5  # and at most this share of them in links (its blocks each too)
 
@@ -207,14 +215,10 @@ def missed_body(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     rows = [i for i, keep in enumerate(kept) if keep]
     if not rows or any(_outermost_body(blocks[i].element, marked) is not None for i in rows):
         return []  # the kept blocks first (a few): most pages with a body have some of it kept
-    by_body: dict[html.HtmlElement, list[int]] = {}
-    for i, block in enumerate(blocks):
-        body = _outermost_body(block.element, marked)
-        if body is not None:
-            by_body.setdefault(body, []).append(i)
-    if len(by_body) != 1:
+    bodies = _by_body(blocks, range(len(blocks)), marked)
+    if len(bodies) != 1:
         return []
-    rows = next(iter(by_body.values()))
+    rows = next(iter(bodies.values()))
     chars = sum(blocks[i].chars for i in rows)
     links = sum(blocks[i].link_chars for i in rows)
     if chars - links < MISSED_BODY_MIN_CHARS or links > MISSED_BODY_MAX_LINK_DENSITY * chars:
@@ -231,12 +235,7 @@ def teaser_bodies(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     a page whose kept text is mostly in one: the excerpts of recent or related posts, each in its own
     ``entry-content``, around the post. The post's body holds at least ``TEASER_BODY_SHARE`` times the kept
     text of any other."""
-    marked: dict[html.HtmlElement, html.HtmlElement | None] = {}
-    by_body: dict[html.HtmlElement, list[int]] = {}
-    for i, keep in enumerate(kept):
-        body = _outermost_body(blocks[i].element, marked) if keep else None
-        if body is not None:
-            by_body.setdefault(body, []).append(i)
+    by_body = _by_body(blocks, [i for i, keep in enumerate(kept) if keep], {})
     if len(by_body) < 1 + TEASER_BODY_RUN:
         return []
     sizes = sorted(((sum(blocks[i].text_chars for i in rows), rows) for rows in by_body.values()),

@@ -296,7 +296,8 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
         if record.authors:
             record.metadata_sources["authors"] = "text"
             count("metadata/authors/text", 1)
-    record.lang = identify_language(record.text) or record.lang_declared or script_language(record.text)
+    record.lang = identify_language(record.text, record.lang_declared) or record.lang_declared \
+        or script_language(record.text)
     count(f"extract/{record.extraction_method}", 1)
     if not record.text:
         count("extract/empty", 1)

@@ -208,6 +208,10 @@ def declared_lang(root: html.HtmlElement) -> str | None:
     candidates = [root.get("lang"), root.get("{http://www.w3.org/XML/1998/namespace}lang")]
     candidates += root.xpath("//meta[translate(@http-equiv,'LANGUAGE','language')='content-language']/@content")
     for value in candidates:
-        if value and value.strip():
-            return value.strip().split(",")[0].strip().replace("_", "-").split("-")[0].lower()
+        primary = (value or "").strip().split(",")[0].strip().replace("_", "-").split("-")[0].lower()
+        if _LANG_SUBTAG_RE.fullmatch(primary):  # not "lang=" or "{{ locale }}" a template left
+            return primary
     return None
+
+
+_LANG_SUBTAG_RE = re.compile(r"[a-z]{2,3}")

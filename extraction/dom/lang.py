@@ -45,6 +45,8 @@ def script_language(text: str, sample: int = 5000) -> str | None:
 # changed 3 of 1,000 extracted texts (a list of month names read as Nigerian Pidgin), 1,500 fewer.
 LANG_SAMPLE_CHARS = 1500
 LANG_MIN_CHARS = 20
+# Under this many characters (spaces aside) the declared language wins over py3langid's guess (``identify_language``).
+LANG_SHORT_CHARS = 100
 
 # Characters written differently in the two scripts (simplified, traditional), common in news text.
 _SIMPLIFIED = set("们这说会来为国对时于个学与后开关发经动长现还进过机车东书问门间见电听话让认识请读写买卖"
@@ -70,11 +72,18 @@ def _identifier() -> Any:
     return LanguageIdentifier.from_model_file(MODEL_FILE, norm_probs=False)
 
 
-def identify_language(text: str) -> str | None:
-    """Return the language of ``text`` (py3langid; Chinese as zh-Hans / zh-Hant), None for too little text."""
+def identify_language(text: str, declared: str | None = None) -> str | None:
+    """Return the language of ``text`` (py3langid; Chinese as zh-Hans / zh-Hant), None for too little text.
+
+    ``declared``: the page's declared language (primary subtag), which a short text (under ``LANG_SHORT_CHARS``)
+    keeps unless its script says otherwise: py3langid reads "nook by Paulo Coelho on July 21, 2012" as Ganda.
+    """
     sample = text[:LANG_SAMPLE_CHARS]
-    if len("".join(sample.split())) < LANG_MIN_CHARS:
+    chars = len("".join(sample.split()))
+    if chars < LANG_MIN_CHARS:
         return None
+    if declared and chars < LANG_SHORT_CHARS and script_language(sample) in (None, declared):
+        return chinese_script(sample) if declared == "zh" else declared
     lang, _score = _identifier().classify(sample)
     if lang == "yue" and not _CANTONESE_RE.search(sample):
         lang = "zh"  # py3langid reads much Traditional Chinese news text as Cantonese: its particles decide

@@ -35,31 +35,73 @@ _ZH_BRACKETED_RE = re.compile(rf"[\[［【]\s*({_ZH_NAME})\s*[\]］】]\W{{0,3}}
 # page folds away ("展开全文"), so the line is neither in the extracted text nor among the head lines.
 ZH_CLOSING_RE = re.compile(rf"^[\u4e00-\u9fff]{{0,8}}记者[ \u3000]*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})"
                             r"[ \u3000]+[\u4e00-\u9fff]{2,8}报道$")
-_ZH_NOT_A_NAME_RE = re.compile(r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
+_ZH_NOT_A_NAME_RE = re.compile(r"未知|佚名|匿名|不详|"  # "unknown", "anonymous": the site's placeholder
+                               r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
                                r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
                                r"完|续|篇|本文|本站|[网报社台站图]$")
-_AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\|)\s*", re.I)
+_AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\||"
+                              r"\((?:with|avec|mit|con)\s)\s*", re.I)  # "A (avec B et C)"
 # A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer"
 # (roles that name no one; "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
 _ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst)s?\b"
-_AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|written by|author|authors|posted by|von|par)[:\s]+|"
+_AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|(?:written|posted|penned|reported)\s+by|authors?|autor(?:en|in)?|"
+                              r"auteurs?|von|par)(?:[:\s]+|$)|"
                               r"\s*[|·•⋅]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
+                              r"\s+in\s+(?-i:[A-Z]\w+(?:\s+[A-Z]\w+)?)$|"  # "Stan Crock in Washington"
                               rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$|"  # "Jane Doe March 2, 2024"
                               rf"(?<=\w)\s+{_ROLE_RE}.*$", re.I)
-_NOT_A_NAME_RE = re.compile(r"\d{2}|@|https?:|www\.|\b(?:staff|news|reporters?|editors?|team|admin|"
+# No names: a date ("Jan 4", "5 November", "2024"), an e-mail address ("[at]" included), the outlet's words.
+# A single digit is a user's ("ron1cne", "LingoLover94" has two: a handle with a year or a count is no name).
+_NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\s+(?:{MONTH_NAMES})\b|"
+                            r"@|\[at\]|\(at\)|https?:|www\.|\b(?:staff|news|reporters?|editors?|team|admin|"
                             r"contributors?|press|wire|desk|agency|correspondent|updated|published|posted)\b", re.I)
+# Degrees and credentials after a name ("Dylan Bailey, MS, RD, FAND" in JSON-LD): split off by the comma, they
+# stay with the name before them (as the site writes it), not names of their own.
+_CREDENTIALS = frozenset({
+    "ba", "bs", "bsc", "ma", "ms", "msc", "mba", "mph", "mfa", "phd", "md", "do", "dds", "dmd", "dvm", "jd", "llm",
+    "edd", "psyd", "pharmd", "rn", "bsn", "msn", "dnp", "np", "pa", "pa-c", "rd", "rdn", "ld", "ldn", "cdces", "cde",
+    "fand", "cssd", "cscs", "cpt", "cpa", "cfa", "cfp", "lcsw", "lmft", "facp", "faan", "facs", "mrcp", "frcp",
+    "jr", "sr", "ii", "iii", "iv"})
+# Words of a sentence that are in no name (lower case; name particles are ``_PARTICLES``): "By the end of this
+# program, you will be able to", "... by people, we can create stronger communities".
+_SENTENCE_WORDS = frozenset({
+    "the", "a", "an", "of", "this", "that", "these", "those", "we", "you", "our", "your", "they", "their", "it",
+    "its", "will", "can", "be", "is", "are", "was", "were", "to", "in", "at", "on", "for", "with", "from", "into",
+    "about", "not", "have", "has", "had", "been", "do", "does", "did", "would", "should", "could", "may", "must",
+    "when", "what", "how", "why", "which", "who", "if", "but", "or", "so", "than", "there", "here", "all", "more",
+    "most", "very", "just", "also", "i", "me", "my", "he", "she", "him", "his", "her", "them", "us"})
 
 
-def split_authors(text: str) -> list[str]:
-    """Return the names in a byline's text ("By A and B", "A, B", "甲、乙")."""
+def split_authors(text: str, declared: bool = False) -> list[str]:
+    """Return the names in a byline's text ("By A and B", "A, B", "甲、乙"), less the parts that read as a sentence;
+    none when the first part does, or (not ``declared``) most parts do: a "By ..." line of the page that is no
+    byline. ``declared``: the text is an author's value in JSON-LD, microdata or a meta tag, whose later parts
+    may be a role ("Benjamin Johnson, Sr. Director of Operations, Atlas Van Lines")."""
     text = _AUTHOR_NOISE_RE.sub("", " ".join(text.split()))
-    names = []
-    for part in _AUTHOR_SPLIT_RE.split(text):
-        part = part.strip(" .:：-–—()[]")
-        if part and len(part) <= 60 and not _NOT_A_NAME_RE.search(part) and len(part.split()) <= 5 \
+    names: list[str] = []
+    parts = [_UNCLOSED_RE.sub("", part.strip(" .:：-–—()[]")) for part in _AUTHOR_SPLIT_RE.split(text)]
+    parts = [part for part in parts if part]
+    sentences = 0
+    for part in parts:
+        if part.lower() in _CREDENTIALS:
+            if names:
+                names[-1] += f", {part}"
+        elif _sentence(part):
+            if part is parts[0]:
+                return []
+            sentences += 1
+        elif len(part) <= 60 and not _NOT_A_NAME_RE.search(part) and len(part.split()) <= 5 \
                 and not _ZH_NOT_A_NAME_RE.search(part) and not _prose(part):
             names.append(part)
-    return names
+    return [] if not declared and 2 * sentences > len(parts) else names
+
+
+def _sentence(part: str) -> bool:
+    return any(word in _SENTENCE_WORDS or word.endswith(("n't", "n’t")) for word in part.split())
+
+
+# A parenthesis left open by the byline's cut: "Edward M. Gomez ( Email", "Yalcin (Fehlpass.com".
+_UNCLOSED_RE = re.compile(r"\s*\([^)]*$")
 
 
 # Words of a sentence, not of a name: a lower-case word of three letters or more beside a capitalised one ("Learn

@@ -17,6 +17,10 @@ from lxml import html
 from extraction.metadata.authors import split_authors
 
 MAX_TAGS = 30
+# A tag or a section is a label of a few words: a longer one is a sentence, a headline or a list of keywords set
+# apart by spaces ("summit county colorado breckenridge keystone copper frisco news"), which names no one tag.
+MAX_LABEL_CHARS = 60
+MAX_LABEL_WORDS = 6
 MAX_FIELD_CHARS = 1000
 
 ARTICLE_TYPES = frozenset({
@@ -117,7 +121,7 @@ def person_names(value: Any) -> list[str]:
         else:
             name = clean_value(item)
         if name and not name.startswith(("http://", "https://")):
-            names.extend(split_authors(name))
+            names.extend(split_authors(name, declared=True))
     return names
 
 
@@ -176,9 +180,30 @@ def keywords(value: Any) -> list[str]:
     tags: list[str] = []
     for item in values:
         text = clean_value(item)
-        if text:
-            tags.extend(part.strip() for part in re.split(r"[,，;；、|]", text) if part.strip())
+        if not text:
+            continue
+        for part in re.split(r"[,，;；、|]", text):
+            # Chinese sites set their keywords apart by spaces: "校长 宏志班 学生" (not "电子商务Taobao Network")
+            chinese = _HAN_RE.search(part) and not _LATIN_RE.search(part)
+            tags.extend(label for label in (part.split() if chinese else [part.strip()]) if _label(label))
     return unique(tags)[:MAX_TAGS]
+
+
+def section_label(value: Any) -> str | None:
+    """Return a page's section: the first of a list ("News, Politics"), when it is a label (``_label``)."""
+    text = clean_value(value)
+    first = text.split(",")[0].strip() if text else None
+    return first if first and _label(first) else None
+
+
+_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_RE = re.compile(r"[A-Za-z]")
+
+
+def _label(text: str) -> bool:
+    text = text.strip()
+    return bool(text) and len(text) <= MAX_LABEL_CHARS and len(text.split()) <= MAX_LABEL_WORDS \
+        and not text.startswith(("http://", "https://", "/"))
 
 
 def unique(values: Iterable[str]) -> list[str]:

@@ -50,6 +50,7 @@ from extraction.metadata.embedded import (
     meta_tags,
     person_names,
     schema_types,
+    section_label,
     unique,
 )
 from extraction.title import H1S, H2S, SEPARATORS_RE, TitleChooser, normal, title_candidates
@@ -123,6 +124,8 @@ def _scan(root: html.HtmlElement) -> _Scan:
         if not (cls or ident or rel):
             continue
         byline, dateline = _name_kinds(cls or "", ident or "", rel or "")
+        if byline and _in_form(element):  # a comment form's "Name (required)" field, named "comment-form-author"
+            byline = False
         if byline or dateline:
             text = _short_text(element)
             if text:
@@ -140,6 +143,15 @@ def _name_kinds(cls: str, ident: str, rel: str) -> tuple[bool, bool]:
     names = f"{cls} {ident}".lower()
     with_rel = f"{names} {rel.lower()}" if rel else names
     return any(word in with_rel for word in _BYLINE_NAMES), any(word in names for word in _DATELINE_NAMES)
+
+
+_FORM_TAGS = ("form", "label", "input", "textarea", "select", "button")
+
+
+def _in_form(element: html.HtmlElement) -> bool:
+    """Return whether the element is a form's part: a form control, inside a form or a label, or holding a control."""
+    return element.tag in _FORM_TAGS or next(element.iterancestors("form", "label"), None) is not None \
+        or next(element.iter("input", "textarea", "select"), None) is not None
 
 
 def _short_text(element: html.HtmlElement) -> str | None:
@@ -247,7 +259,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                                      max_year), "json-ld")
     put("date_modified", parse_date(clean_value(article.get("dateModified")), max_year), "json-ld")
     put("description", clean_value(article.get("description")), "json-ld")
-    put("section", clean_value(article.get("articleSection")), "json-ld")
+    put("section", section_label(article.get("articleSection")), "json-ld")
     put("tags", keywords(article.get("keywords")), "json-ld")
     put("image", absolute_url(clean_value(article.get("image") or article.get("thumbnailUrl")), url), "json-ld")
     put("site_name", clean_value((publisher or {}).get("name") or website.get("name")), "json-ld")
@@ -276,7 +288,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     meta_authors = [value for key in ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author",
                                       "byl", "dcterms.creator", "citation_author") for value in tags.get(key, ())]
     put("authors", [name for value in meta_authors if not value.startswith(("http://", "https://"))
-                    for name in split_authors(value)][:MAX_AUTHORS], "meta")
+                    for name in split_authors(value, declared=True)][:MAX_AUTHORS], "meta")
     put("date_published", parse_date(first_tag(
         tags, "article:published_time", "og:published_time", "datepublished", "pubdate", "publishdate",
         "publish-date", "publish_date", "parsely-pub-date", "sailthru.date", "dc.date.issued", "dcterms.created",
@@ -286,7 +298,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                                            "last-modified", "dcterms.modified", "lastmod"), max_year), "meta")
     put("description", first_tag(tags, "og:description", "description", "twitter:description", "dc.description"),
         "meta")
-    put("section", first_tag(tags, "article:section", "parsely-section", "section", "category"), "meta")
+    put("section", section_label(first_tag(tags, "article:section", "parsely-section", "section", "category")), "meta")
     put("tags", keywords(tags.get("article:tag") or tags.get("parsely-tags") or tags.get("news_keywords")
                           or tags.get("keywords")), "meta")
     put("image", absolute_url(first_tag(tags, "og:image", "og:image:url", "twitter:image", "twitter:image:src"), url),
@@ -403,7 +415,7 @@ def _first_item_authors(elements: list[html.HtmlElement]) -> list[str]:
         item = _item_of(element)
         if names and item is not owner:
             continue
-        found = split_authors(itemprop_value(element) or "")
+        found = split_authors(itemprop_value(element) or "", declared=True)
         if found:
             owner = item
             names.extend(found)

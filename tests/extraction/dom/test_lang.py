@@ -19,3 +19,13 @@ def test_language_of_the_text() -> None:
     assert identify_language("市議會週二經過長時間辯論後批准了預算，學校和道路將獲得更多資金。") == "zh-Hant"
     assert identify_language("OK") is None
     assert chinese_script("这个") == "zh-Hans" and chinese_script("這個") == "zh-Hant"
+
+
+def test_a_short_text_keeps_the_declared_language_unless_its_script_disagrees() -> None:
+    short = "nook\nby Paulo Coelho on July 21, 2012"
+    assert identify_language(short) not in (None, "en")  # too little text for py3langid: it guesses
+    assert identify_language(short, "en") == "en"
+    assert identify_language("市议会周二批准了预算，学校和道路将获得更多资金。", "en") == "zh-Hans"  # the script wins
+    assert identify_language("市议会周二批准了预算，学校和道路将获得更多资金。", "zh") == "zh-Hans"
+    long_german = "Die massenmediale Berichterstattung über die Überwachung erscheint mir immer wieder eigenartig. " * 2
+    assert identify_language(long_german, "en") == "de"  # enough text: the text's language, not the template's

@@ -50,3 +50,39 @@ def test_roles_after_names_are_no_part_of_them(byline: str, names: list[str]) ->
 ])
 def test_sentences_are_no_names(byline: str, names: list[str]) -> None:
     assert split_authors(byline) == names
+
+
+@pytest.mark.parametrize(("byline", "names"), [
+    ("Penned by SiMon Har", ["SiMon Har"]),  # the label goes
+    ("Written By", []),  # a label alone names no one
+    ("By", []),
+    ("Edward M. Gomez ( Email", ["Edward M. Gomez"]),  # a parenthesis the byline's cut left open
+    ("Dylan Bailey, MS, RD, FAND", ["Dylan Bailey, MS, RD, FAND"]),  # credentials are no names of their own
+    ("Jan 4", []),  # dates are no names
+    ("November 5", []),
+    ("5 November", []),
+    ("ron1cne", ["ron1cne"]),  # a user's handle
+    ("cipha[at]cipha.net", []),  # an e-mail address
+    ("Howard Gleckman and Stan Crock in Washington", ["Howard Gleckman", "Stan Crock"]),  # the place goes
+    ("Jane Doe and the Associated Press", ["Jane Doe"]),
+    ("Human in the Loop", []),  # a sentence, not a name and a place
+    ("M. Untersinger (avec Damien Leloup et Morgane Tual)", ["M. Untersinger", "Damien Leloup", "Morgane Tual"]),
+    ("Autoren: Max Muster", ["Max Muster"]),
+    # "By ..." lines of the page that are sentences: the first part or most parts read as prose
+    ("the end of this program, you will be able to", []),
+    ("when travel wasn’t trendy, meaningful, the places we visit", []),
+    ("people, we can create stronger communities, deliver the economic growth", []),
+])
+def test_labels_credentials_dates_and_sentences_are_no_names(byline: str, names: list[str]) -> None:
+    assert split_authors(byline) == names
+
+
+def test_a_declared_authors_role_is_left_out() -> None:
+    # A JSON-LD, microdata or meta author's value: its later parts may be a role, not a sentence of the page.
+    role = "Benjamin Johnson, Sr. Director of Operations, Atlas Van Lines - 10+ Years in the Moving Industry"
+    assert split_authors(role) == [] and split_authors(role, declared=True) == ["Benjamin Johnson"]
+
+
+def test_placeholders_for_an_unknown_author_are_no_names() -> None:
+    assert text_authors("正文。\n作者：未知") == [] and text_authors("正文。\n作者：佚名") == []
+    assert text_authors("正文。\n作者：张三") == ["张三"]

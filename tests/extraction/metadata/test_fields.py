@@ -261,3 +261,35 @@ def test_publish_date_meta_names() -> None:
             '</body></html>')
     assert page_metadata(parse_html(page), dates_by_htmldate=False).date_published == "2025-03-06T00:00:00+00:00"
 
+
+
+def test_a_comment_forms_name_field_is_no_byline() -> None:
+    # WordPress names the field's paragraph "comment-form-author": its label is no author of the post.
+    page = ("<html><body><h1>A post</h1><p>Text of the post.</p><form id='commentform'>"
+            "<p class='comment-form-author'><label for='author'>Name (required)</label>"
+            "<input id='author' name='author'></p></form></body></html>")
+    assert page_metadata(parse_html(page), dates_by_htmldate=False).authors == []
+    page = page.replace("<p>Text", "<div class='author'>By Amy Roeder</div><p>Text")
+    assert page_metadata(parse_html(page), dates_by_htmldate=False).authors == ["Amy Roeder"]
+
+
+def test_tags_and_sections_are_labels_and_the_declared_language_a_subtag() -> None:
+    head = ("<meta name='keywords' content='budget, The council approved the budget after a long debate on Tuesday, "
+            "summit county colorado breckenridge keystone copper frisco news'>"
+            "<meta property='article:section' content='Politics, Local, Schools'>")
+    found = page_metadata(parse_html(f"<html lang='lang='><head>{head}</head><body><p>Text.</p></body></html>"),
+                          dates_by_htmldate=False)
+    assert found.tags == ["budget"]  # a sentence and a run of keywords set apart by spaces are no tags
+    assert found.section == "Politics"
+    assert found.lang_declared is None  # "lang=" is no language
+    chinese = "<html lang='zh-CN'><head><meta name='keywords' content='校长 宏志班 学生'></head><body></body></html>"
+    found = page_metadata(parse_html(chinese), dates_by_htmldate=False)
+    assert found.tags == ["校长", "宏志班", "学生"] and found.lang_declared == "zh"
+    url_section = "<html><head><meta property='article:section' content='https://example.com/blog/'></head></html>"
+    assert page_metadata(parse_html(url_section), dates_by_htmldate=False).section is None
+
+
+def test_a_sentences_by_is_no_byline() -> None:
+    lines = ["A headline", "by people, we can create stronger communities, deliver the growth", "By Jane Doe"]
+    page = parse_html("<html><body><h1>A headline</h1><p>Text.</p></body></html>")
+    assert page_metadata(page, None, lines, dates_by_htmldate=False).authors == ["Jane Doe"]

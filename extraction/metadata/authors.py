@@ -13,6 +13,11 @@ BYLINE_MAX_CHARS = 200  # a byline element with more text is content, not a byli
 HEAD_LINES = 40  # first lines of the visible text searched for a byline or dateline
 
 EN_BY_RE = re.compile(r"^\W*(?:written\s+)?by[:\s]+(.+)$", re.I)
+# An author's label on its own (a link preview's twitter:label1, a line before the name), in the languages of
+# Yoast SEO's "Written by".
+WRITTEN_BY_RE = re.compile(r"\W*(?:written\s+by|by|authors?|verfasst\s+von|geschrieben\s+von|écrit\s+par|"
+                           r"escrito\s+por|scritto\s+da|geschreven\s+door|napisane\s+przez|skriven\s+av|作者)\W*",
+                           re.I)
 _ZH_NAME = r"[\u4e00-\u9fff·]{2,4}"
 _ZH_LABELS = ("作者", "撰文", "撰稿", "执笔人", "执笔", "特约记者", "本报记者", "记者", "实习生", "通讯员", "文",
               "责任编辑", "编辑", "责编")

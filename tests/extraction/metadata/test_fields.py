@@ -293,3 +293,13 @@ def test_a_sentences_by_is_no_byline() -> None:
     lines = ["A headline", "by people, we can create stronger communities, deliver the growth", "By Jane Doe"]
     page = parse_html("<html><body><h1>A headline</h1><p>Text.</p></body></html>")
     assert page_metadata(page, None, lines, dates_by_htmldate=False).authors == ["Jane Doe"]
+
+
+def test_a_link_previews_written_by_and_a_label_on_its_own_line_name_the_author() -> None:
+    head = ("<meta name='twitter:label1' content='Est. reading time'><meta name='twitter:data1' content='4 minutes'>"
+            "<meta name='twitter:label2' content='Written by'><meta name='twitter:data2' content='Tyler Brown'>")
+    page = parse_html(f"<html><head>{head}</head><body><h1>A headline</h1><p>Text.</p></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Tyler Brown"]
+    page = parse_html("<html><body><h1>A headline</h1><p>Text.</p></body></html>")
+    lines = ["A headline", "Last updated", "Aug 04, 2025", "Written by", "Edzel Tabing", "Text."]
+    assert page_metadata(page, None, lines, dates_by_htmldate=False).authors == ["Edzel Tabing"]

@@ -85,10 +85,11 @@ class Metadata:
         return asdict(self)
 
 
+PREVIEW_LABELS = 4  # link previews' label and value pairs read: twitter:label1 .. twitter:label4
+
 # Words in a class, id or rel (any case, anywhere: "post-byline", "articleAuthor") that name a byline or a
 # dateline. Looked for as substrings of the lower-cased names: str's C search, 10x faster than one regex
 # alternation with re.I on the long class lists of utility-CSS pages (1.4 ms a WCXB page).
-PREVIEW_LABELS = 4  # twitter:label1 .. twitter:label4
 _BYLINE_NAMES = ("byline", "author", "writer", "reporter", "journalist", "zuozhe", "editor")
 _DATELINE_NAMES = ("date", "time", "publish", "posted", "byline", "meta", "info", "source")
 

@@ -53,6 +53,7 @@ from lxml import etree, html
 
 from extraction.cetd import score
 from extraction.dom.blocks import BLOCK_TAGS, SKIPPED_TAGS, Block, walk_top
+from extraction.dom.lang import HAN_RE
 from extraction.dom.preprocess import _XML_INVALID_RE
 from extraction.dom.stats import compute_stats
 from extraction.dom.text import is_hidden
@@ -131,7 +132,6 @@ PARAGRAPH_FEATURES: tuple[str, ...] = (
 
 FloatArray = npt.NDArray[np.float32]
 
-_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _ZH_PUNCT_RE = re.compile(f"[{re.escape(ZH_PUNCTUATION)}]")
 _LATIN_PUNCT_RE = re.compile(f"[{re.escape(LATIN_PUNCTUATION)}]")
 _NON_LETTERS_RE = re.compile(r"[^A-Za-z]+")
@@ -168,7 +168,7 @@ def _noise_prefixes() -> frozenset[str]:
 def text_tokens(text: str, hmm: bool = True) -> list[str]:
     """Return the words of ``text``: jieba's segmentation (``han_tokens``, its HMM on or off) when it has
     a Han character, else ``\\w+`` matches."""
-    return han_tokens(text, hmm) if _HAN_RE.search(text) else word_tokens(text)
+    return han_tokens(text, hmm) if HAN_RE.search(text) else word_tokens(text)
 
 
 @functools.lru_cache(maxsize=PARAGRAPH_TOKENS_CACHE_SIZE)

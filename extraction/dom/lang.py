@@ -12,7 +12,8 @@ from typing import Any
 # where Han characters are 85-95% of letters.
 SCRIPT_SHARE = 0.3
 
-_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+# Han characters (CJK unified ideographs, extension A, compatibility): the one definition the project reads.
+HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _KANA_RE = re.compile(r"[\u3040-\u30ff]")
 _HANGUL_RE = re.compile(r"[\uac00-\ud7af]")
 _LETTER_RE = re.compile(r"[^\W\d_]")
@@ -33,7 +34,7 @@ def script_language(text: str, sample: int = 5000) -> str | None:
         return "ja"
     if len(_HANGUL_RE.findall(head)) / letters >= SCRIPT_SHARE:
         return "ko"
-    if len(_HAN_RE.findall(head)) / letters >= SCRIPT_SHARE:
+    if len(HAN_RE.findall(head)) / letters >= SCRIPT_SHARE:
         return "zh"
     return None
 

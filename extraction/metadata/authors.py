@@ -15,9 +15,10 @@ HEAD_LINES = 40  # first lines of the visible text searched for a byline or date
 EN_BY_RE = re.compile(r"^\W*(?:written\s+)?by[:\s]+(.+)$", re.I)
 # An author's label on its own (a link preview's twitter:label1, a line before the name), in the languages of
 # Yoast SEO's "Written by".
-WRITTEN_BY_RE = re.compile(r"\W*(?:written\s+by|by|authors?|verfasst\s+von|geschrieben\s+von|écrit\s+par|"
-                           r"escrito\s+por|scritto\s+da|geschreven\s+door|napisane\s+przez|skriven\s+av|作者)\W*",
-                           re.I)
+# The English labels both read: on a line of their own, and before the names of a byline (``_AUTHOR_NOISE_RE``).
+_BY_LABELS = r"by|written\s+by|authors?"
+WRITTEN_BY_RE = re.compile(rf"\W*(?:{_BY_LABELS}|verfasst\s+von|geschrieben\s+von|écrit\s+par|escrito\s+por|"
+                           r"scritto\s+da|geschreven\s+door|napisane\s+przez|skriven\s+av|作者)\W*", re.I)
 _ZH_NAME = r"[\u4e00-\u9fff·]{2,4}"
 _ZH_LABELS = ("作者", "撰文", "撰稿", "执笔人", "执笔", "特约记者", "本报记者", "记者", "实习生", "通讯员", "文",
               "责任编辑", "编辑", "责编")
@@ -49,8 +50,8 @@ _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\
 # A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer"
 # (roles that name no one; "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
 _ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst)s?\b"
-_AUTHOR_NOISE_RE = re.compile(r"^\W*(?:by|(?:written|posted|penned|reported)\s+by|authors?|autor(?:en|in)?|"
-                              r"auteurs?|von|par)(?:[:\s]+|$)|"
+_AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\s+by|autor(?:en|in)?|auteurs?|"
+                              r"von|par)(?:[:\s]+|$)|"
                               r"\s*[|·•⋅]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
                               r"\s+in\s+(?-i:[A-Z]\w+(?:\s+[A-Z]\w+)?)$|"  # "Stan Crock in Washington"
                               rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$|"  # "Jane Doe March 2, 2024"

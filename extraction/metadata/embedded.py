@@ -14,6 +14,7 @@ from urllib.parse import urljoin, urlsplit
 
 from lxml import html
 
+from extraction.dom.lang import HAN_RE
 from extraction.metadata.authors import split_authors
 
 MAX_TAGS = 30
@@ -184,7 +185,7 @@ def keywords(value: Any) -> list[str]:
             continue
         for part in re.split(r"[,，;；、|]", text):
             # Chinese sites set their keywords apart by spaces: "校长 宏志班 学生" (not "电子商务Taobao Network")
-            chinese = _HAN_RE.search(part) and not _LATIN_RE.search(part)
+            chinese = HAN_RE.search(part) and not _LATIN_RE.search(part)
             tags.extend(label for label in (part.split() if chinese else [part.strip()]) if _label(label))
     return unique(tags)[:MAX_TAGS]
 
@@ -196,7 +197,6 @@ def section_label(value: Any) -> str | None:
     return first if first and _label(first) else None
 
 
-_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_RE = re.compile(r"[A-Za-z]")
 
 

@@ -56,6 +56,7 @@ import numpy as np
 import numpy.typing as npt
 
 from extraction.blockclf.features import read_word_lists, text_tokens
+from extraction.dom.lang import HAN_RE
 from extraction.web2text import cdom as cd
 from extraction.web2text.cdom import CDom
 
@@ -122,7 +123,6 @@ BINARY_EDGE: tuple[bool, ...] = tuple(
     index < 5 or name.split("_", 1)[1] in _BINARY_STATS for index, name in enumerate(EDGE_FEATURES)
 )
 
-_HAN_RE = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _WORD_RE = re.compile(r"\w+")
 _SENTENCE_END_RE = re.compile(r"[.!?\u3002\uff01\uff1f]+")
 _PUNCT_RE = re.compile(r"[^\w\s]")
@@ -170,7 +170,7 @@ def text_stats(text: str) -> tuple[tuple[int, ...], tuple[bool, bool, bool, bool
     counts = (
         len(text), 0, len(words), word_chars, stop_count, sentences, len(_PUNCT_RE.findall(text)),
         len(_DIGIT_RE.findall(text)), sum(map(str.isupper, text)), len(_LETTER_RE.findall(text)),
-        len(_HAN_RE.findall(text)), int(bool(_EMAIL_RE.search(text))), int(bool(_URL_RE.search(text))),
+        len(HAN_RE.findall(text)), int(bool(_EMAIL_RE.search(text))), int(bool(_URL_RE.search(text))),
         int(bool(_YEAR_RE.search(text))), int(bool(_COPYRIGHT_RE.search(text))),
     )
     first = text[:1]

@@ -55,7 +55,7 @@ from extraction.dom.lang import identify_language, script_language
 from extraction.dom.repair import repair_text
 from extraction.dom.text import tidy_text, visible_text
 from extraction.lists import list_page_entries
-from extraction.metadata.authors import text_authors
+from extraction.metadata.authors import text_authors, without_outlet
 from extraction.metadata.fields import page_metadata
 from extraction.methods import Extraction, ListEntry, extract_tree, register
 from extraction.page import Page
@@ -292,7 +292,7 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
     _repair(record, count)
     _tidy(record)
     if not record.authors and record.text and "metadata_failed" not in record.flags:
-        record.authors = text_authors(record.text)
+        record.authors = without_outlet(text_authors(record.text), record.site_name, page.url)
         if record.authors:
             record.metadata_sources["authors"] = "text"
             count("metadata/authors/text", 1)

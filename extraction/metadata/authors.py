@@ -5,6 +5,7 @@ unlabelled forum and blog bylines); the authors an extracted text names."""
 from __future__ import annotations
 
 import re
+from urllib.parse import urlsplit
 
 from extraction.metadata.dates import MONTH_NAMES
 
@@ -51,10 +52,12 @@ _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\
 # (roles that name no one; "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
 _ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst)s?\b"
 _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\s+by|autor(?:en|in)?|auteurs?|"
-                              r"von|par)(?:[:\s]+|$)|"
+                              r"(?:veröffentlicht|geschrieben|verfasst)\s+von|(?:publié|écrit)\s+par|"
+                              r"(?:publicado|escrito)\s+por|(?:pubblicato|scritto)\s+da|von|par)(?:[:\s]+|$)|"
                               r"\s*[|·•⋅]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
                               r"\s+in\s+(?-i:[A-Z]\w+(?:\s+[A-Z]\w+)?)$|"  # "Stan Crock in Washington"
                               rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$|"  # "Jane Doe March 2, 2024"
+                              rf"\s+[-–—]\s+(?:{MONTH_NAMES})\b.*$|"  # "Jason Shafrin - Oct" (its day on the next line)
                               rf"(?<=\w)\s+{_ROLE_RE}.*$", re.I)
 # No names: a date ("Jan 4", "5 November", "2024"), an e-mail address ("[at]" included), the outlet's words.
 # A single digit is a user's ("ron1cne", "LingoLover94" has two: a handle with a year or a count is no name).
@@ -173,3 +176,20 @@ def text_authors(text: str) -> list[str]:
             if names:
                 return names[:MAX_AUTHORS]
     return []
+
+
+def without_outlet(names: list[str], site_name: str | None, url: str | None) -> list[str]:
+    """Return ``names`` less the site's own name where it follows a person's ("By Greg Botelho, CNN", JSON-LD
+    authors "Manoj Jain", "The Commercial Appeal"): the outlet is no author beside a name. An outlet named alone
+    stays: it is who the page says wrote it ("Swoogo", a personal blog's "Rick Steves"), and the gold keeps it."""
+    if len(names) < 2:
+        return names
+    host = (urlsplit(url).hostname or "") if url else ""
+    host = host.removeprefix("www.")
+    outlets = {_letters(site_name or ""), _letters(host), _letters(host.rpartition(".")[0])} - {""}
+    return [names[0], *(name for name in names[1:] if _letters(name) not in outlets)]
+
+
+def _letters(text: str) -> str:
+    """``text`` lower-cased, letters and digits only: "CBSNews.com" and "cbsnews.com" are one name."""
+    return re.sub(r"[\W_]+", "", text.lower())

@@ -25,6 +25,7 @@ from extraction.metadata.authors import (
     WRITTEN_BY_RE,
     ZH_CLOSING_RE,
     split_authors,
+    without_outlet,
     zh_authors,
     zh_names,
 )
@@ -399,7 +400,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
 
     found.lang_declared = declared_lang(root)
     if found.authors:
-        found.authors = unique(found.authors)[:MAX_AUTHORS]
+        found.authors = without_outlet(unique(found.authors), found.site_name, url)[:MAX_AUTHORS]
     return found
 
 

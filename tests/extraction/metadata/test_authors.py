@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.metadata.authors import split_authors, text_authors
+from extraction.metadata.authors import split_authors, text_authors, without_outlet
 
 
 def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
@@ -68,6 +68,10 @@ def test_sentences_are_no_names(byline: str, names: list[str]) -> None:
     ("Human in the Loop", []),  # a sentence, not a name and a place
     ("M. Untersinger (avec Damien Leloup et Morgane Tual)", ["M. Untersinger", "Damien Leloup", "Morgane Tual"]),
     ("Autoren: Max Muster", ["Max Muster"]),
+    ("Veröffentlicht von Chris Jung", ["Chris Jung"]),  # WordPress's "Posted by" in its translations
+    ("Publié par Marie Dupont", ["Marie Dupont"]),
+    ("Jason Shafrin - Oct", ["Jason Shafrin"]),  # the month of a date broken over two lines
+    ("Jane May", ["Jane May"]),  # a month is a name where no dash sets it apart
     # "By ..." lines of the page that are sentences: the first part or most parts read as prose
     ("the end of this program, you will be able to", []),
     ("when travel wasn’t trendy, meaningful, the places we visit", []),
@@ -86,3 +90,14 @@ def test_a_declared_authors_role_is_left_out() -> None:
 def test_placeholders_for_an_unknown_author_are_no_names() -> None:
     assert text_authors("正文。\n作者：未知") == [] and text_authors("正文。\n作者：佚名") == []
     assert text_authors("正文。\n作者：张三") == ["张三"]
+
+
+def test_the_outlet_after_a_name_is_no_author() -> None:
+    cnn = "https://www.cnn.com/2017/03/27/politics/story/index.html"
+    assert without_outlet(["Greg Botelho", "CNN"], None, cnn) == ["Greg Botelho"]  # the host's name
+    assert without_outlet(["Jane Doe", "John Roe", "The Commercial Appeal"], "The Commercial Appeal", None) \
+        == ["Jane Doe", "John Roe"]  # the site's name
+    assert without_outlet(["Bob Smith", "FoxNews.com"], None, "https://www.foxnews.com/a") == ["Bob Smith"]
+    # Named alone, or first, the outlet is who the page says wrote it (a company's blog, a personal site).
+    assert without_outlet(["Swoogo"], "Swoogo", "https://swoogo.events/blog/a") == ["Swoogo"]
+    assert without_outlet(["Rick Steves", "Cameron Hewitt"], "Rick Steves", None) == ["Rick Steves", "Cameron Hewitt"]

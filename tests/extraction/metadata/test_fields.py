@@ -303,3 +303,10 @@ def test_a_link_previews_written_by_and_a_label_on_its_own_line_name_the_author(
     page = parse_html("<html><body><h1>A headline</h1><p>Text.</p></body></html>")
     lines = ["A headline", "Last updated", "Aug 04, 2025", "Written by", "Edzel Tabing", "Text."]
     assert page_metadata(page, None, lines, dates_by_htmldate=False).authors == ["Edzel Tabing"]
+
+
+def test_the_sites_name_after_the_reporters_is_no_author() -> None:
+    head = "<meta property='og:site_name' content='CNN'><meta name='author' content='Greg Botelho, CNN'>"
+    page = parse_html(f"<html><head>{head}</head><body><h1>A headline</h1><p>Text.</p></body></html>")
+    assert page_metadata(page, "https://edition.cnn.com/2013/09/04/a.html", dates_by_htmldate=False).authors \
+        == ["Greg Botelho"]

@@ -51,6 +51,10 @@ _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\
 # A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer"
 # (roles that name no one; "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
 _ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst)s?\b"
+# The desk and the wire before a role are part of it: "JOSEPH WHITE, AP Sports Writer", "Jane Doe, Sports Writer".
+_DESK_RE = (r"(?:\s+(?:AP|Associated\s+Press))?(?:\s+(?:sports|technology|tech|business|science|medical|health|"
+            r"political|politics|entertainment|economics|travel|food|religion|education|music|film|movie|arts?|"
+            r"fashion|features?|senior|contributing|guest|freelance))?")
 _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\s+by|autor(?:en|in)?|auteurs?|"
                               r"(?:veröffentlicht|geschrieben|verfasst)\s+von|(?:publié|écrit)\s+par|"
                               r"(?:publicado|escrito)\s+por|(?:pubblicato|scritto)\s+da|von|par)(?:[:\s]+|$)|"
@@ -58,7 +62,7 @@ _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\
                               r"\s+in\s+(?-i:[A-Z]\w+(?:\s+[A-Z]\w+)?)$|"  # "Stan Crock in Washington"
                               rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$|"  # "Jane Doe March 2, 2024"
                               rf"\s+[-–—]\s+(?:{MONTH_NAMES})\b.*$|"  # "Jason Shafrin - Oct" (its day on the next line)
-                              rf"(?<=\w)\s+{_ROLE_RE}.*$", re.I)
+                              rf"(?<=[\w,]){_DESK_RE}\s+{_ROLE_RE}.*$", re.I)
 # No names: a date ("Jan 4", "5 November", "2024"), an e-mail address ("[at]" included), the outlet's words.
 # A single digit is a user's ("ron1cne", "LingoLover94" has two: a handle with a year or a count is no name).
 _NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\s+(?:{MONTH_NAMES})\b|"
@@ -178,15 +182,21 @@ def text_authors(text: str) -> list[str]:
     return []
 
 
+# News agencies, whose name after a reporter's is the story's source ("Jane Doe, AP"), as ``_letters`` writes them.
+_WIRES = frozenset({"ap", "afp", "reuters", "dpa", "upi", "cp", "pa", "efe", "ansa", "kyodo", "xinhua", "apa", "sda",
+                    "epd", "kna", "tass", "bloomberg", "ians", "pti", "aap", "bernama", "yonhap"})
+
+
 def without_outlet(names: list[str], site_name: str | None, url: str | None) -> list[str]:
-    """Return ``names`` less the site's own name where it follows a person's ("By Greg Botelho, CNN", JSON-LD
-    authors "Manoj Jain", "The Commercial Appeal"): the outlet is no author beside a name. An outlet named alone
+    """Return ``names`` less the site's own name or a news agency's where it follows a person's ("By Greg Botelho,
+    CNN", JSON-LD authors "Manoj Jain", "The Commercial Appeal"; "Jane Doe, AP"): the outlet is no author beside a
+    name. An outlet named alone
     stays: it is who the page says wrote it ("Swoogo", a personal blog's "Rick Steves"), and the gold keeps it."""
     if len(names) < 2:
         return names
     host = (urlsplit(url).hostname or "") if url else ""
     host = host.removeprefix("www.")
-    outlets = {_letters(site_name or ""), _letters(host), _letters(host.rpartition(".")[0])} - {""}
+    outlets = {_letters(site_name or ""), _letters(host), _letters(host.rpartition(".")[0]), *_WIRES} - {""}
     return [names[0], *(name for name in names[1:] if _letters(name) not in outlets)]
 
 

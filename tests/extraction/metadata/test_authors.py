@@ -72,6 +72,8 @@ def test_sentences_are_no_names(byline: str, names: list[str]) -> None:
     ("Publié par Marie Dupont", ["Marie Dupont"]),
     ("Jason Shafrin - Oct", ["Jason Shafrin"]),  # the month of a date broken over two lines
     ("Jane May", ["Jane May"]),  # a month is a name where no dash sets it apart
+    ("JOSEPH WHITE AP Sports Writer", ["JOSEPH WHITE"]),  # a wire's byline: the desk and the wire go with the role
+    ("John Smith, Sports Writer", ["John Smith"]),
     # "By ..." lines of the page that are sentences: the first part or most parts read as prose
     ("the end of this program, you will be able to", []),
     ("when travel wasn’t trendy, meaningful, the places we visit", []),
@@ -98,6 +100,7 @@ def test_the_outlet_after_a_name_is_no_author() -> None:
     assert without_outlet(["Jane Doe", "John Roe", "The Commercial Appeal"], "The Commercial Appeal", None) \
         == ["Jane Doe", "John Roe"]  # the site's name
     assert without_outlet(["Bob Smith", "FoxNews.com"], None, "https://www.foxnews.com/a") == ["Bob Smith"]
+    assert without_outlet(["Jane Doe", "AP"], None, None) == ["Jane Doe"]  # a news agency
     # Named alone, or first, the outlet is who the page says wrote it (a company's blog, a personal site).
     assert without_outlet(["Swoogo"], "Swoogo", "https://swoogo.events/blog/a") == ["Swoogo"]
     assert without_outlet(["Rick Steves", "Cameron Hewitt"], "Rick Steves", None) == ["Rick Steves", "Cameron Hewitt"]

@@ -51,6 +51,7 @@ from extraction.blockclf.rules import (
     link_lists,
     missed_body,
     named_related,
+    named_sidebars,
     nested_blocks,
     outside_main_region,
     sibling_blocks,
@@ -251,6 +252,7 @@ class BlockDecision:
     read_as_article: bool = False  # typed list, declares one article body: the article rules ran (``declared_body``)
     enclosing: int = 0  # dropped blocks kept around the main block (``enclosing_block``)
     link_lists: int = 0  # kept lists of links apart from the main block dropped (``link_lists``)
+    sidebars: int = 0  # kept blocks dropped in a container named as a sidebar (``named_sidebars``)
     teasers: int = 0  # kept blocks dropped in other posts' declared bodies (``teaser_bodies``)
     missed_body: int = 0  # blocks kept as the page's one declared body the model kept none of (``missed_body``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
@@ -261,8 +263,8 @@ class BlockDecision:
         counts = {"fallback": int(self.fallback), "read_as_article": int(self.read_as_article),
                   "comments": self.comments, "siblings": self.siblings,
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
-                  "related": self.related, "link_lists": self.link_lists, "teasers": self.teasers,
-                  "missed_body": self.missed_body, "enclosing": self.enclosing,
+                  "related": self.related, "link_lists": self.link_lists, "sidebars": self.sidebars,
+                  "teasers": self.teasers, "missed_body": self.missed_body, "enclosing": self.enclosing,
                   "link_tail": self.link_tail}
         return {name: value for name, value in counts.items() if value}
 
@@ -379,6 +381,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
                 kept[i] = keep
                 setattr(decision, counter, getattr(decision, counter) + 1)
     if stacked:
+        for i in named_sidebars(blocks, kept):
+            kept[i] = False
+            decision.sidebars += 1
         for i in enclosing_block(blocks, kept):
             kept[i] = True
             decision.enclosing += 1

@@ -377,6 +377,38 @@ def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
             and container not in around]
 
 
+# A container beside the content named as a sidebar: "sidebar", "side-bar", WordPress's "widget-area" (not
+# "has-sidebar", "no-sidebar", Genesis's "content-sidebar-wrap": a layout's name for the content beside one). Not
+# "widget" alone, nor WordPress's widget classes ("widget_text"), nor ``<aside>``: page builders (Elementor,
+# SiteOrigin) and editors set content in widgets, and articles set their notes and callouts in ``<aside>``
+# (measured on wcxb-dev).
+_SIDEBAR_WORDS = frozenset({"sidebar", "sidebars"})
+_SIDEBAR_PAIRS = frozenset({("side", "bar"), ("widget", "area"), ("widget", "areas")})
+_LAYOUT_WORDS = frozenset({"has", "with", "no", "without", "content"})
+
+
+def _names_sidebar(element: html.HtmlElement) -> bool:
+    words = _container_words(element)
+    for i, word in enumerate(words):
+        if (word in _SIDEBAR_WORDS or (word, words[i + 1] if i + 1 < len(words) else "") in _SIDEBAR_PAIRS) \
+                and (i == 0 or words[i - 1] not in _LAYOUT_WORDS):
+            return True
+    return False
+
+
+def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks to drop because they lie in a container named as a sidebar (``_names_sidebar``) that
+    is not around the main block (``_main_block``), as ``named_related`` does for boxes of related articles."""
+    rows = [i for i, keep in enumerate(kept) if keep]
+    if len(rows) < 2:
+        return []
+    main = _main_block(blocks, rows)
+    around = {blocks[main].element, *blocks[main].element.iterancestors()}
+    named: dict[html.HtmlElement, html.HtmlElement | None] = {}
+    return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, _names_sidebar)) is not None
+            and container not in around]
+
+
 # A list of links beside the article (a blogroll, "latest posts", a category menu): at least this share of its
 # characters in links, over at least this many lines, and apart from the main block: no element of the list's
 # lineage is the main block's element or one of its LINK_LIST_APART - 1 nearest ancestors (a list in the

@@ -323,7 +323,8 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
 
 
 def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
-    # A post in its column, a blogroll of headlines in the sidebar, a list of links inside the post's container.
+    # A post in its column, a blogroll of headlines in another (not named a sidebar: ``named_sidebars``), a list of
+    # links inside the post's container.
     body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
             "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
             "go by the ring road while the work lasts, the mayor said.</p></div>")
@@ -332,7 +333,7 @@ def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: 
     roll = ("<ul class='roll'><li><a href='/a'>Ring road lanes open next week</a></li><li><a href='/b'>Council "
             "votes on the budget</a></li><li><a href='/c'>New bus line to the airport</a></li></ul>")
     page = (f"<html><body><div class='main'><div class='column'><div class='post'><h1>Old bridge to close</h1>{body}"
-            f"{sources}</div></div></div><div class='sidebar'><div class='widget'>{roll}</div></div></body></html>")
+            f"{sources}</div></div></div><div class='column'><div class='widget'>{roll}</div></div></body></html>")
 
     def dropped(html_text: str) -> list[str]:
         blocks = page_blocks(parse_html(html_text))
@@ -508,3 +509,34 @@ def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
     links = [b.index for b in blocks if b.link_chars]  # link-heavy blocks are never pulled in
     assert not set(rules.sibling_blocks(blocks, [not keep for keep in kept])) & set(links)
     assert rules.sibling_blocks(blocks, [b.index == paragraphs[0] for b in blocks]) == []  # one is not a run
+
+
+def test_kept_blocks_in_a_container_named_as_a_sidebar_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A post in a layout "with sidebar", a WordPress sidebar of widgets beside it (its archive by month).
+    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
+            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
+            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    side = ("<div id='sidebar'><ul><li class='widget widget_archive'><h2>Archives</h2><ul><li><a href='/2012/11'>"
+            "November 2012</a></li><li><a href='/2012/10'>October 2012</a></li></ul></li></ul></div>")
+    page = f"<html><body><div class='content has-sidebar'><h1>Old bridge to close</h1>{body}</div>{side}</body></html>"
+
+    def dropped(html_text: str) -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        return [blocks[i].text for i in rules.named_sidebars(blocks, [True] * len(blocks))]
+
+    assert dropped(page) == ["Archives", "November 2012\nOctober 2012"]
+    for name in ("class='side-bar'", "class='widget-area'", "id='right-sidebar'"):
+        assert len(dropped(page.replace("id='sidebar'", name))) == 2, name
+    # No sidebar's name: a layout's ("no-sidebar"), a widget of a page builder, an <aside> (an article's note).
+    for name in ("class='no-sidebar'", "class='content-sidebar-wrap'", "class='elementor-widget'", "class='widget'"):
+        assert dropped(page.replace("id='sidebar'", name)) == [], name
+    aside = page.replace("<div id='sidebar'>", "<aside>").replace("</ul></div></body>", "</ul></aside></body>")
+    assert dropped(aside) == []
+    # In classify: on every page type (a blog post typed list keeps its sidebars otherwise).
+    models = classifier.shared_models()
+    assert models.stack is not None
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
+    for probabilities in ([0.9, 0.05, 0.05], [0.05, 0.9, 0.05]):
+        decision = classify(parse_html(page), models, page_probabilities=probabilities, trim=False)
+        assert decision.sidebars == 2 and "November 2012" not in decision.text, probabilities

@@ -190,8 +190,8 @@ _WIRES = frozenset({"ap", "afp", "reuters", "dpa", "upi", "cp", "pa", "efe", "an
 def without_outlet(names: list[str], site_name: str | None, url: str | None) -> list[str]:
     """Return ``names`` less the site's own name or a news agency's where it follows a person's ("By Greg Botelho,
     CNN", JSON-LD authors "Manoj Jain", "The Commercial Appeal"; "Jane Doe, AP"): the outlet is no author beside a
-    name. An outlet named alone
-    stays: it is who the page says wrote it ("Swoogo", a personal blog's "Rick Steves"), and the gold keeps it."""
+    name. An outlet named alone stays: it is who the page says wrote it ("Swoogo", a personal blog's "Rick
+    Steves"), and the golds keep it."""
     if len(names) < 2:
         return names
     host = (urlsplit(url).hostname or "") if url else ""

@@ -4,6 +4,7 @@ siblings of kept ones, the main region, the declared article body, the link tail
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 import numpy as np
@@ -11,9 +12,20 @@ import pytest
 
 from extraction.blockclf import classifier, rules
 from extraction.blockclf.classifier import classify
-from extraction.dom.blocks import page_blocks
+from extraction.dom.blocks import Block, page_blocks
 from extraction.dom.html import parse_html
 from tests.extraction.blockclf.pages import COMMENTS, page_with_comments
+
+# An article's body: two paragraphs in their own container.
+_STORY = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
+          "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
+          "go by the ring road while the work lasts, the mayor said.</p></div>")
+
+
+def _dropped_by(rule: Callable[[Sequence[Block], Sequence[bool]], list[int]], html_text: str) -> list[Block]:
+    """Return the blocks ``rule`` drops from the page when every block is kept, in document order."""
+    blocks = page_blocks(parse_html(html_text))
+    return [blocks[i] for i in rule(blocks, [True] * len(blocks))]
 
 
 def _in_threads(page: str) -> str:
@@ -250,9 +262,7 @@ def test_the_lead_a_page_names_before_its_main_block_is_kept(monkeypatch: pytest
     # A news page's header: headline, the lead in a named container, then the body the model kept.
     lead = ("<div class='article__intro'><p>The council voted on Tuesday to close the old bridge for a year of "
             "repairs.</p></div>")
-    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
-            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
-            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    body = _STORY
     page = f"<html><body><h1>Old bridge to close</h1>{lead}{body}</body></html>"
 
     def added(html_text: str) -> list[str]:
@@ -294,16 +304,13 @@ def test_the_lead_a_page_names_before_its_main_block_is_kept(monkeypatch: pytest
 
 def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     # An article in a wrapper that happens to say "related", a box of related stories after it.
-    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
-            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
-            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    body = _STORY
     box = ("<div class='jp-relatedposts'><div class='item'><p><a href='/r'>Ring road lanes open</a> The two new "
            "lanes open next week, the city says.</p></div></div>")
     page = f"<html><body><div class='post related-topics'><h1>Old bridge to close</h1>{body}</div>{box}</body></html>"
 
     def dropped(html_text: str) -> list[str]:
-        blocks = page_blocks(parse_html(html_text))
-        return [blocks[i].text for i in rules.named_related(blocks, [True] * len(blocks))]
+        return [block.text for block in _dropped_by(rules.named_related, html_text)]
 
     assert dropped(page) == ["Ring road lanes open The two new lanes open next week, the city says."]
     for name in ("class='mostPopular'", "id='related'", "class='outbrain-widget'", "class='td-related-posts'"):
@@ -325,9 +332,7 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
 def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     # A post in its column, a blogroll of headlines in another (not named a sidebar: ``named_sidebars``), a list of
     # links inside the post's container.
-    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
-            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
-            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    body = _STORY
     sources = "<ul class='sources'><li><a href='/s1'>Survey</a></li><li><a href='/s2'>Minutes</a></li>" \
               "<li><a href='/s3'>Traffic plan</a></li></ul>"
     roll = ("<ul class='roll'><li><a href='/a'>Ring road lanes open next week</a></li><li><a href='/b'>Council "
@@ -336,8 +341,7 @@ def test_kept_lists_of_links_apart_from_the_main_block_are_dropped(monkeypatch: 
             f"{sources}</div></div></div><div class='column'><div class='widget'>{roll}</div></div></body></html>")
 
     def dropped(html_text: str) -> list[str]:
-        blocks = page_blocks(parse_html(html_text))
-        return [blocks[i].element.get("class") for i in rules.link_lists(blocks, [True] * len(blocks))]
+        return [block.element.get("class") for block in _dropped_by(rules.link_lists, html_text)]
 
     # The sidebar's list goes; the sources in the post's own container stay.
     assert dropped(page) == ["roll"]
@@ -374,8 +378,7 @@ def test_other_posts_excerpts_in_their_own_declared_bodies_are_dropped(monkeypat
             f"<p>{post}</p></div></div>{excerpt(3)}</body></html>")
 
     def dropped(html_text: str) -> str:
-        blocks = page_blocks(parse_html(html_text))
-        return "\n".join(blocks[i].text for i in rules.teaser_bodies(blocks, [True] * len(blocks)))
+        return "\n".join(block.text for block in _dropped_by(rules.teaser_bodies, html_text))
 
     gone = dropped(page)
     assert all(f"post number {n}" in gone for n in (1, 2, 3)) and "rebuild" not in gone
@@ -513,16 +516,13 @@ def test_a_dropped_block_like_its_kept_siblings_is_kept() -> None:
 
 def test_kept_blocks_in_a_container_named_as_a_sidebar_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     # A post in a layout "with sidebar", a WordPress sidebar of widgets beside it (its archive by month).
-    body = ("<div class='story'><p>The bridge, built in 1931, carries twelve thousand cars a day. Engineers found "
-            "cracks in two of its piers in the spring, and the council asked for a full survey.</p><p>Traffic will "
-            "go by the ring road while the work lasts, the mayor said.</p></div>")
+    body = _STORY
     side = ("<div id='sidebar'><ul><li class='widget widget_archive'><h2>Archives</h2><ul><li><a href='/2012/11'>"
             "November 2012</a></li><li><a href='/2012/10'>October 2012</a></li></ul></li></ul></div>")
     page = f"<html><body><div class='content has-sidebar'><h1>Old bridge to close</h1>{body}</div>{side}</body></html>"
 
     def dropped(html_text: str) -> list[str]:
-        blocks = page_blocks(parse_html(html_text))
-        return [blocks[i].text for i in rules.named_sidebars(blocks, [True] * len(blocks))]
+        return [block.text for block in _dropped_by(rules.named_sidebars, html_text)]
 
     assert dropped(page) == ["Archives", "November 2012\nOctober 2012"]
     for name in ("class='side-bar'", "class='widget-area'", "id='right-sidebar'"):

@@ -56,6 +56,7 @@ from extraction.blockclf.rules import (
     outside_main_region,
     sibling_blocks,
     teaser_bodies,
+    trailing_headings,
     trim_ends,
     trim_link_tail,
 )
@@ -256,6 +257,7 @@ class BlockDecision:
     teasers: int = 0  # kept blocks dropped in other posts' declared bodies (``teaser_bodies``)
     missed_body: int = 0  # blocks kept as the page's one declared body the model kept none of (``missed_body``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
+    headings: int = 0  # headings dropped at the end of the text (``trailing_headings``)
 
     def rule_counts(self) -> dict[str, int]:
         """Return the decisions of the rules after the model that happened on this page, by the name of the
@@ -265,7 +267,7 @@ class BlockDecision:
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
                   "related": self.related, "link_lists": self.link_lists, "sidebars": self.sidebars,
                   "teasers": self.teasers, "missed_body": self.missed_body, "enclosing": self.enclosing,
-                  "link_tail": self.link_tail}
+                  "link_tail": self.link_tail, "headings": self.headings}
         return {name: value for name, value in counts.items() if value}
 
     @property
@@ -410,6 +412,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
             decision.paragraphs.append(flags)
         else:
             decision.paragraphs.append([True] * len(block.paragraphs))
+    if typed_as == "article" or decision.read_as_article:
+        for i, j in trailing_headings(root, blocks, kept, decision.paragraphs):
+            decision.paragraphs[i][j] = False
+            decision.headings += 1
     return decision
 
 

@@ -409,6 +409,34 @@ def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
             and container not in around]
 
 
+# A heading: its text is the whole text of an <h1>-<h6> of the page.
+HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
+# More headings than this at the end of the text are the items of a list (a listicle's pictures, each under its
+# heading), not the headings of sections the model dropped: they stay.
+TRAILING_HEADINGS_MAX = 3
+
+
+def trailing_headings(root: html.HtmlElement, blocks: Sequence[Block], kept: Sequence[bool],
+                      paragraphs: Sequence[Sequence[bool]]) -> list[tuple[int, int]]:
+    """Return the kept paragraphs (block, paragraph) to drop because they are headings at the end of the text,
+    with nothing kept after them: the heading of a section the model dropped ("Related posts:", "Leave a Reply",
+    "Ähnliche Beiträge"). A heading that ends like a sentence stays (a report's closing line set as a heading),
+    and so does the text's only paragraph; more than ``TRAILING_HEADINGS_MAX`` in a row all stay.
+    ``paragraphs``: per block, the paragraphs kept."""
+    lines = sorted(((paragraph.line_start, i, j) for i, block in enumerate(blocks) if kept[i]
+                    for j, paragraph in enumerate(block.paragraphs) if paragraphs[i][j]), reverse=True)
+    if len(lines) < 2:
+        return []
+    headings = {" ".join(element.text_content().split()) for element in root.iter(*HEADING_TAGS)}
+    found = []
+    for _, i, j in lines[:-1]:
+        text = blocks[i].paragraphs[j].text
+        if text not in headings or _SENTENCE_END_RE.search(text):
+            break
+        found.append((i, j))
+    return found if len(found) <= TRAILING_HEADINGS_MAX else []
+
+
 # A list of links beside the article (a blogroll, "latest posts", a category menu): at least this share of its
 # characters in links, over at least this many lines, and apart from the main block: no element of the list's
 # lineage is the main block's element or one of its LINK_LIST_APART - 1 nearest ancestors (a list in the

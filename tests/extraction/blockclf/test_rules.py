@@ -540,3 +540,33 @@ def test_kept_blocks_in_a_container_named_as_a_sidebar_are_dropped(monkeypatch: 
     for probabilities in ([0.9, 0.05, 0.05], [0.05, 0.9, 0.05]):
         decision = classify(parse_html(page), models, page_probabilities=probabilities, trim=False)
         assert decision.sidebars == 2 and "November 2012" not in decision.text, probabilities
+
+
+def test_headings_at_the_end_of_the_text_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A post, then the headings of a related-posts box and a reply form whose other text the model dropped.
+    tail = "<div class='after'><h3>Related posts:</h3><h3 id='reply-title'>Leave a Reply</h3></div>"
+    page = f"<html><body><div class='post'><h1>Old bridge to close</h1>{_STORY}</div>{tail}</body></html>"
+
+    def dropped(html_text: str) -> list[str]:
+        root = parse_html(html_text)
+        blocks = page_blocks(root)
+        kept, paragraphs = [True] * len(blocks), [[True] * len(block.paragraphs) for block in blocks]
+        return [blocks[i].paragraphs[j].text for i, j in rules.trailing_headings(root, blocks, kept, paragraphs)]
+
+    assert dropped(page) == ["Leave a Reply", "Related posts:"]
+    # A heading before the end, one that ends like a sentence, and the text's only line stay.
+    assert dropped(page.replace("</div></body>", "<p>Comments are closed.</p></div></body>")) == []
+    assert dropped(page.replace("Leave a Reply", "The bridge reopens in May.")) == []
+    assert dropped("<html><body><h2>Only a heading</h2></body></html>") == []
+    # More than TRAILING_HEADINGS_MAX in a row are a list's items (a listicle's pictures under their headings).
+    items = "".join(f"<h2>{n}. Photo of the bridge</h2><img src='/{n}.jpg'>" for n in range(1, 6))
+    assert dropped(page.replace(tail, f"<div class='after'>{items}</div>")) == []
+    # In classify: on a page typed article, counted; not on a list page.
+    models = classifier.shared_models()
+    assert models.stack is not None
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
+    decision = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    assert decision.headings == 2 and decision.text.endswith("the mayor said.")
+    listing = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert listing.headings == 0 and listing.text.endswith("Leave a Reply")

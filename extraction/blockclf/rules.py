@@ -18,9 +18,11 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
   when one body holds most of the kept text (these four also run on a page typed list that has a declared body:
   a blog post with sidebars of links);
 * ``missed_body``: on article pages, the page's one declared body is kept when the model kept none of it;
+* ``named_sidebars``: kept blocks in a container named as a sidebar, not around the main block, are dropped;
 * ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
-* ``trim_link_tail``: a kept block's trailing link lines go (not on list pages).
+* ``trim_link_tail``: a kept block's trailing link lines go (not on list pages);
+* ``trailing_headings``: on article pages, headings at the end of the text, with nothing kept after them, go.
 
 The README's "Block classifier" section gives each rule's measurements.
 """

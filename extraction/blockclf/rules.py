@@ -369,13 +369,20 @@ def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     model reads as text. The main block (``_main_block``) stays, and so do the containers around it (an article
     wrapper with "related" in its classes): a block goes when its nearest such container (``_named_ancestor``)
     is not an ancestor-or-self of the main block."""
+    return _in_named_containers(blocks, kept, _names_related)
+
+
+def _in_named_containers(blocks: Sequence[Block], kept: Sequence[bool],
+                         names: Callable[[html.HtmlElement], bool]) -> list[int]:
+    """Return the kept blocks whose nearest container that ``names`` accepts (``_named_ancestor``) is not the main
+    block's element (``_main_block``) or one of its ancestors."""
     rows = [i for i, keep in enumerate(kept) if keep]
     if len(rows) < 2:
         return []
     main = _main_block(blocks, rows)
     around = {blocks[main].element, *blocks[main].element.iterancestors()}
     named: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
-    return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, _names_related)) is not None
+    return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, names)) is not None
             and container not in around]
 
 
@@ -401,18 +408,9 @@ def _names_sidebar(element: html.HtmlElement) -> bool:
 def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     """Return the kept blocks to drop because they lie in a container named as a sidebar (``_names_sidebar``) that
     is not around the main block (``_main_block``), as ``named_related`` does for boxes of related articles."""
-    rows = [i for i, keep in enumerate(kept) if keep]
-    if len(rows) < 2:
-        return []
-    main = _main_block(blocks, rows)
-    around = {blocks[main].element, *blocks[main].element.iterancestors()}
-    named: dict[html.HtmlElement, html.HtmlElement | None] = {}
-    return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, _names_sidebar)) is not None
-            and container not in around]
+    return _in_named_containers(blocks, kept, _names_sidebar)
 
 
-# A heading: its text is the whole text of an <h1>-<h6> of the page.
-HEADING_TAGS = ("h1", "h2", "h3", "h4", "h5", "h6")
 # More headings than this at the end of the text are the items of a list (a listicle's pictures, each under its
 # heading), not the headings of sections the model dropped: they stay.
 TRAILING_HEADINGS_MAX = 3
@@ -420,7 +418,8 @@ TRAILING_HEADINGS_MAX = 3
 
 def trailing_headings(root: html.HtmlElement, blocks: Sequence[Block], kept: Sequence[bool],
                       paragraphs: Sequence[Sequence[bool]]) -> list[tuple[int, int]]:
-    """Return the kept paragraphs (block, paragraph) to drop because they are headings at the end of the text,
+    """Return the kept paragraphs (block, paragraph) to drop because they are headings (the whole text of an
+    ``<h1>``-``<h6>`` of the page) at the end of the text,
     with nothing kept after them: the heading of a section the model dropped ("Related posts:", "Leave a Reply",
     "Ähnliche Beiträge"). A heading that ends like a sentence stays (a report's closing line set as a heading),
     and so does the text's only paragraph; more than ``TRAILING_HEADINGS_MAX`` in a row all stay.
@@ -429,7 +428,7 @@ def trailing_headings(root: html.HtmlElement, blocks: Sequence[Block], kept: Seq
                     for j, paragraph in enumerate(block.paragraphs) if paragraphs[i][j]), reverse=True)
     if len(lines) < 2:
         return []
-    headings = {" ".join(element.text_content().split()) for element in root.iter(*HEADING_TAGS)}
+    headings = {" ".join(element.text_content().split()) for element in root.iter(*_HEADINGS)}
     found = []
     for _, i, j in lines[:-1]:
         text = blocks[i].paragraphs[j].text

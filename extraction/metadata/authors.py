@@ -18,8 +18,10 @@ EN_BY_RE = re.compile(r"^\W*(?:written\s+)?by[:\s]+(.+)$", re.I)
 # Yoast SEO's "Written by".
 # The English labels both read: on a line of their own, and before the names of a byline (``_AUTHOR_NOISE_RE``).
 _BY_LABELS = r"by|written\s+by|authors?"
-WRITTEN_BY_RE = re.compile(rf"\W*(?:{_BY_LABELS}|verfasst\s+von|geschrieben\s+von|écrit\s+par|escrito\s+por|"
-                           r"scritto\s+da|geschreven\s+door|napisane\s+przez|skriven\s+av|作者)\W*", re.I)
+# "Written by" in other languages, read in both places too.
+_WRITTEN_BY_TRANSLATED = r"(?:verfasst|geschrieben)\s+von|écrit\s+par|escrito\s+por|scritto\s+da"
+WRITTEN_BY_RE = re.compile(rf"\W*(?:{_BY_LABELS}|{_WRITTEN_BY_TRANSLATED}|geschreven\s+door|napisane\s+przez|"
+                           r"skriven\s+av|作者)\W*", re.I)
 _ZH_NAME = r"[\u4e00-\u9fff·]{2,4}"
 _ZH_LABELS = ("作者", "撰文", "撰稿", "执笔人", "执笔", "特约记者", "本报记者", "记者", "实习生", "通讯员", "文",
               "责任编辑", "编辑", "责编")
@@ -56,8 +58,8 @@ _DESK_RE = (r"(?:\s+(?:AP|Associated\s+Press))?(?:\s+(?:sports|technology|tech|b
             r"political|politics|entertainment|economics|travel|food|religion|education|music|film|movie|arts?|"
             r"fashion|features?|senior|contributing|guest|freelance))?")
 _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\s+by|autor(?:en|in)?|auteurs?|"
-                              r"(?:veröffentlicht|geschrieben|verfasst)\s+von|(?:publié|écrit)\s+par|"
-                              r"(?:publicado|escrito)\s+por|(?:pubblicato|scritto)\s+da|von|par)(?:[:\s]+|$)|"
+                              rf"{_WRITTEN_BY_TRANSLATED}|veröffentlicht\s+von|publié\s+par|publicado\s+por|"
+                              r"pubblicato\s+da|von|par)(?:[:\s]+|$)|"
                               r"\s*[|·•⋅]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
                               r"\s+in\s+(?-i:[A-Z]\w+(?:\s+[A-Z]\w+)?)$|"  # "Stan Crock in Washington"
                               rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$|"  # "Jane Doe March 2, 2024"

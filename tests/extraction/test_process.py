@@ -235,6 +235,17 @@ def test_list_page_gets_entries_once_from_the_whole_page(monkeypatch: pytest.Mon
     assert record.extraction_method == "stack" and counts["pagetype/list_entries"] == len(record.entries)
 
 
+def test_a_list_page_over_the_block_cap_gets_no_entries_and_says_so(monkeypatch: pytest.MonkeyPatch) -> None:
+    page = _demo_page("list")
+    calls = _record_methods(monkeypatch)
+    monkeypatch.setattr("extraction.process.MAX_BLOCKS", 5)  # the demo list page has more blocks than that
+    context, counts = _context()
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
+    assert record.page_type == "list" and calls == [] and record.entries is None
+    assert "entries_skipped" in record.flags and counts["pagetype/list_entries_skipped"] == 1
+    assert page.body[0][:40] in record.text  # the text is read as on any page
+
+
 def test_list_entries_are_taken_before_template_cleaning(monkeypatch: pytest.MonkeyPatch) -> None:
     page = _demo_page("list")
     calls = _record_methods(monkeypatch)

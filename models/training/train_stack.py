@@ -90,8 +90,10 @@ def page_rows(page: Page) -> tuple[FloatArray, npt.NDArray[np.bool_], npt.NDArra
 
 
 def load_rows(pages: list[Page]) -> Rows:
-    """Return the rows of ``pages``, from the cache when it has them."""
-    digest = hashlib.sha256((data_hash(pages) + CONTEXT_VERSION + ",".join(FEATURES)).encode()).hexdigest()[:20]
+    """Return the rows of ``pages``, from the cache when it has them (keyed on the pages, the features and the
+    page-type model whose probabilities they hold: a retrained page-type model makes new rows)."""
+    key = data_hash(pages) + CONTEXT_VERSION + ",".join(FEATURES) + page_type_models().version
+    digest = hashlib.sha256(key.encode()).hexdigest()[:20]
     path = cache_dir() / f"stack-{digest}.npz"
     if path.exists():
         with np.load(path) as data:

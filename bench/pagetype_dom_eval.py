@@ -212,18 +212,21 @@ def report(results: list[Result], parse_ms: list[float], model_ms: list[float], 
     augmentation = meta["augmentation"]
     other = "without" if augmentation["augment_no_url"] else "with"
     shipped, alternative = augmentation["as_shipped"], augmentation["without_no_url_copies"]
-    bare = augmentation.get("without_chrome_copies")
     lines += [
         "",
         f"Training copies without URL ({'on' if augmentation['augment_no_url'] else 'off'} as shipped): "
         f"macro-F1 with URL {shipped['url']['macro_f1']:.3f}, without URL {shipped['no_url']['macro_f1']:.3f}; "
         f"{other} them {alternative['url']['macro_f1']:.3f} and {alternative['no_url']['macro_f1']:.3f}.",
     ]
-    if bare is not None:
+    for name, title, module in (("chrome", "Chrome-injected", "pagetype_chrome"),
+                                ("short", "Short-article", "pagetype_short")):
+        bare = augmentation.get(f"without_{name}_copies")
+        if bare is None:
+            continue
         lines += [
             "",
-            f"Chrome-injected training copies (`models/training/pagetype_chrome.py`, "
-            f"{'on' if augmentation.get('augment_chrome') else 'off'} as shipped): macro-F1 with URL "
+            f"{title} training copies (`models/training/{module}.py`, "
+            f"{'on' if augmentation.get(f'augment_{name}') else 'off'} as shipped): macro-F1 with URL "
             f"{shipped['url']['macro_f1']:.3f} (without the copies {bare['url']['macro_f1']:.3f}), article vs list "
             f"{shipped['url']['article_vs_list_accuracy']:.3f} ({bare['url']['article_vs_list_accuracy']:.3f}); "
             f"chinese-wced-dev's Chinese portal articles (out of fold) typed article "

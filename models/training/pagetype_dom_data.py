@@ -1,6 +1,7 @@
 """Data of the DOM/URL page-type model's training (``models.training.train_pagetype_dom``): the training and
 held-out pages (``Item``), their features (cached under ``$PAGETYPE_CACHE``), the chrome-injected copies
-(``models.training.pagetype_chrome``) and the URL-less copies."""
+(``models.training.pagetype_chrome``), the short-article copies (``models.training.pagetype_short``) and the
+URL-less copies."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -23,7 +25,7 @@ from evaluation.folds import data_hash, held_out, site_of
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
 from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, URL_FEATURES, dom_features
-from models.training import pagetype_chrome
+from models.training import pagetype_chrome, pagetype_short
 
 logger = logging.getLogger(__name__)
 
@@ -137,30 +139,51 @@ def _chrome_args(items: Sequence[Item], pool: Sequence[tuple[str, str]],
         yield body, item.content_type, item.url, item.group, pool, seed * 1_000_003 + k
 
 
-def chrome_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Chrome:
-    """Return the chrome-injected copies of ``items`` (``models.training.pagetype_chrome``), from the cache when
-    it holds them."""
-    digest = hashlib.sha256(Path(str(pagetype_chrome.__file__)).read_bytes()).hexdigest()[:8]
-    path = cache_dir() / (f"dom-chrome-{items_hash(items)[:16]}-v{DOM_FEATURE_VERSION}-{_code_digest()}-{digest}"
+def _copies(name: str, module: Any, rows: Callable[[], list[Any]], items: Sequence[Item], seed: int,
+            use_cache: bool) -> Copies:
+    """Return the copies ``rows()`` computes (one features row or None per item), from the cache when it holds
+    them; the cache key covers the items, the feature code, ``module``'s code and the seed."""
+    digest = hashlib.sha256(Path(str(module.__file__)).read_bytes()).hexdigest()[:8]
+    path = cache_dir() / (f"dom-{name}-{items_hash(items)[:16]}-v{DOM_FEATURE_VERSION}-{_code_digest()}-{digest}"
                           f"-s{seed}.npz")
     if use_cache and path.is_file():
         with np.load(path, allow_pickle=False) as arrays:
-            return Chrome(np.asarray(arrays["x"], dtype=np.float32), np.asarray(arrays["has"], dtype=np.bool_))
+            return Copies(np.asarray(arrays["x"], dtype=np.float32), np.asarray(arrays["has"], dtype=np.bool_))
     started = time.monotonic()
-    donors = [(item.group, item.page.html_bytes() if item.page is not None else item.body, item.content_type)
-              for item in items if item.label != "article"]
-    pool = pagetype_chrome.donor_pool(donors, seed)
-    with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
-        rows = list(executor.map(pagetype_chrome.chrome_features, _chrome_args(items, pool, seed), chunksize=8))
-    has = np.asarray([row is not None for row in rows], dtype=np.bool_)
-    x = np.stack([row if row is not None else np.zeros(len(DOM_FEATURES), dtype=np.float32) for row in rows])
-    logger.info("chrome copies of %d pages (%d donor blocks) in %.0f s", int(has.sum()), len(pool),
-                time.monotonic() - started)
-    chrome = Chrome(x.astype(np.float32), has)
+    found = rows()
+    has = np.asarray([row is not None for row in found], dtype=np.bool_)
+    x = np.stack([row if row is not None else np.zeros(len(DOM_FEATURES), dtype=np.float32) for row in found])
+    logger.info("%s copies of %d pages in %.0f s", name, int(has.sum()), time.monotonic() - started)
+    copies = Copies(x.astype(np.float32), has)
     if use_cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        np.savez_compressed(path, x=chrome.x, has=chrome.has)
-    return chrome
+        np.savez_compressed(path, x=copies.x, has=copies.has)
+    return copies
+
+
+def chrome_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
+    """Return the chrome-injected copies of ``items`` (``models.training.pagetype_chrome``)."""
+    def rows() -> list[Any]:
+        donors = [(item.group, item.page.html_bytes() if item.page is not None else item.body, item.content_type)
+                  for item in items if item.label != "article"]
+        pool = pagetype_chrome.donor_pool(donors, seed)
+        logger.info("chrome: %d donor blocks", len(pool))
+        with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
+            return list(executor.map(pagetype_chrome.chrome_features, _chrome_args(items, pool, seed), chunksize=8))
+
+    return _copies("chrome", pagetype_chrome, rows, items, seed, use_cache)
+
+
+def short_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
+    """Return the short-article copies of ``items``' articles (``models.training.pagetype_short``)."""
+    def rows() -> list[Any]:
+        args = [(item.page.html_bytes() if item.page is not None else item.body, item.content_type, item.url,
+                 seed * 1_000_003 + k) for k, item in enumerate(items) if item.label == "article"]
+        with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
+            found = iter(list(executor.map(pagetype_short.short_features, args, chunksize=8)))
+        return [next(found) if item.label == "article" else None for item in items]
+
+    return _copies("short", pagetype_short, rows, items, seed, use_cache)
 
 
 def without_url(x: FloatArray) -> FloatArray:
@@ -171,9 +194,9 @@ def without_url(x: FloatArray) -> FloatArray:
 
 
 @dataclass(frozen=True)
-class Chrome:
-    """The chrome-injected copies of the training pages (``models.training.pagetype_chrome``): features [N, F]
-    and which pages have one."""
+class Copies:
+    """Altered copies of the training pages (chrome-injected, short-article): features [N, F] and which pages
+    have one."""
 
     x: FloatArray
     has: npt.NDArray[np.bool_]

@@ -12,7 +12,9 @@
 2. Every page also enters once without its URL (URL features zero, ``has_url`` 0), so the model
    has seen the DOM-only case (pages stored without their address); see ``AUGMENT_NO_URL``. And once
    with other sites' link blocks injected around its body (``models.training.pagetype_chrome``,
-   ``AUGMENT_CHROME``): news portals wrap their articles in menus and link lists.
+   ``AUGMENT_CHROME``): news portals wrap their articles in menus and link lists. And every article once
+   with its body cut to a few paragraphs (``models.training.pagetype_short``, ``AUGMENT_SHORT``): news
+   stories are shorter than the training sets' posts and guides.
 3. Model selection by grouped CV (``GroupKFold(5)`` over site groups; a page and its URL-less copy
    share a group): standardised class-balanced logistic regression, random forest and histogram
    gradient boosting, small grids; the criterion is macro-F1 over the three classes on the pages
@@ -58,7 +60,7 @@ from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, FEAT
 from extraction.pagetype.models import decide_all
 from models.training.pagetype_dom_data import (
     N_JOBS,
-    Chrome,
+    Copies,
     FloatArray,
     Item,
     cache_dir,
@@ -66,6 +68,7 @@ from models.training.pagetype_dom_data import (
     held_out_items,
     items_hash,
     load_features,
+    short_copies,
     training_items,
     without_url,
 )
@@ -93,6 +96,9 @@ MARGIN_GRID = tuple(round(0.05 * k, 2) for k in range(11))
 # training sites is unchanged within noise (meta.json "augmentation"); Chinese portal articles of
 # chinese-wced-dev (a training set of another domain, out of fold) are typed article more often.
 AUGMENT_CHROME = True
+# Train on a short-article copy of every article too (models.training.pagetype_short): the training articles
+# are long, a news crawl's are often a few paragraphs, and short articles were typed "other".
+AUGMENT_SHORT = True
 
 StrArray = npt.NDArray[np.str_]
 Split = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
@@ -155,13 +161,13 @@ def grouped_splits(groups: StrArray) -> list[Split]:
 
 
 def training_rows(x: FloatArray, y: StrArray, rows: npt.NDArray[np.int64], augment: bool,
-                  chrome: Chrome | None) -> tuple[FloatArray, StrArray]:
+                  copies: Sequence[Copies] = ()) -> tuple[FloatArray, StrArray]:
     """Return the training matrix of the pages ``rows``: each page, its copy without URL (``augment``), and its
-    chrome copy with and without URL (``chrome``)."""
+    altered copies (chrome, short) with and without URL."""
     parts, labels = [x[rows]], [y[rows]]
-    if chrome is not None:
-        with_copy = rows[chrome.has[rows]]
-        parts.append(chrome.x[with_copy])
+    for copy in copies:
+        with_copy = rows[copy.has[rows]]
+        parts.append(copy.x[with_copy])
         labels.append(y[with_copy])
     if augment:
         parts += [without_url(part) for part in parts]
@@ -171,15 +177,15 @@ def training_rows(x: FloatArray, y: StrArray, rows: npt.NDArray[np.int64], augme
 
 def oof_probabilities(build: Callable[[], Any], x: FloatArray, y: StrArray, splits: Sequence[Split],
                       augment: bool, columns: Sequence[int] | None = None,
-                      chrome: Chrome | None = None) -> tuple[FloatArray, FloatArray]:
-    """Return out-of-fold probabilities ``(with URL, without URL)`` of every page, [N, 3] each (chrome copies
+                      copies: Sequence[Copies] = ()) -> tuple[FloatArray, FloatArray]:
+    """Return out-of-fold probabilities ``(with URL, without URL)`` of every page, [N, 3] each (altered copies
     train with their page's fold, never validate)."""
     cols = list(range(x.shape[1])) if columns is None else list(columns)
     x_none = without_url(x)
     with_url = np.zeros((len(y), len(CLASSES)), dtype=np.float32)
     no_url = np.zeros_like(with_url)
     for train, test in splits:
-        x_train, y_train = training_rows(x, y, train, augment, chrome)
+        x_train, y_train = training_rows(x, y, train, augment, copies)
         model = build().fit(x_train[:, cols], y_train)
         if list(model.classes_) != list(CLASSES):
             raise ValueError(f"fold without every class: {model.classes_}")
@@ -235,13 +241,13 @@ def confusion(y: Iterable[str], predicted: Iterable[str], labels: Sequence[str],
 
 
 def select(x: FloatArray, y: StrArray, splits: Sequence[Split], seed: int,
-           chrome: Chrome | None) -> tuple[Candidate, list[dict[str, Any]]]:
+           copies: Sequence[Copies]) -> tuple[Candidate, list[dict[str, Any]]]:
     """Return the candidate with the best grouped-CV macro-F1 (pages with URL) and one row per grid point."""
     rows: list[dict[str, Any]] = []
     best: tuple[float, Candidate] | None = None
     for candidate in candidates(seed):
         started = time.monotonic()
-        with_url, no_url = oof_probabilities(candidate.build, x, y, splits, AUGMENT_NO_URL, chrome=chrome)
+        with_url, no_url = oof_probabilities(candidate.build, x, y, splits, AUGMENT_NO_URL, copies=copies)
         row: dict[str, Any] = {"family": candidate.family, "params": candidate.params, **scores(y, with_url, splits),
                "no_url": scores(y, no_url), "seconds": round(time.monotonic() - started, 1)}
         rows.append(row)
@@ -255,7 +261,7 @@ def select(x: FloatArray, y: StrArray, splits: Sequence[Split], seed: int,
 
 
 def ablation(candidate: Candidate, x: FloatArray, y: StrArray, splits: Sequence[Split],
-             single_features: bool, chrome: Chrome | None) -> dict[str, Any]:
+             single_features: bool, copies: Sequence[Copies]) -> dict[str, Any]:
     """Return grouped-CV scores with each feature group (and, if asked, each feature) left out."""
     result: dict[str, Any] = {}
     left_out: dict[str, tuple[str, ...]] = dict(FEATURE_GROUPS)
@@ -265,7 +271,7 @@ def ablation(candidate: Candidate, x: FloatArray, y: StrArray, splits: Sequence[
         if names == URL_FEATURES:
             continue  # without URL features the with-URL rows equal the no-URL rows: see "no_url"
         columns = [i for i, name in enumerate(DOM_FEATURES) if name not in names]
-        with_url, no_url = oof_probabilities(candidate.build, x, y, splits, AUGMENT_NO_URL, columns, chrome)
+        with_url, no_url = oof_probabilities(candidate.build, x, y, splits, AUGMENT_NO_URL, columns, copies)
         result[label] = {**scores(y, with_url), "no_url_macro_f1": scores(y, no_url)["macro_f1"]}
         logger.info("ablation without %s: macro-F1 %.4f, article-vs-list %.4f", label, result[label]["macro_f1"],
                     result[label]["article_vs_list_accuracy"])
@@ -366,24 +372,31 @@ def train(args: argparse.Namespace) -> int:
                 dict(zip(*np.unique(y, return_counts=True), strict=True)))
 
     chrome = chrome_copies(train_items, args.seed, not args.no_cache) if AUGMENT_CHROME else None
-    chosen, grid = select(x, y, splits, args.seed, chrome)
-    with_url, no_url = oof_probabilities(chosen.build, x, y, splits, AUGMENT_NO_URL, chrome=chrome)
-    plain_url, plain_no_url = oof_probabilities(chosen.build, x, y, splits, not AUGMENT_NO_URL, chrome=chrome)
-    bare_url, bare_no_url = oof_probabilities(chosen.build, x, y, splits, AUGMENT_NO_URL)
+    short = short_copies(train_items, args.seed, not args.no_cache) if AUGMENT_SHORT else None
+    copies = [copy for copy in (chrome, short) if copy is not None]
+    chosen, grid = select(x, y, splits, args.seed, copies)
+    with_url, no_url = oof_probabilities(chosen.build, x, y, splits, AUGMENT_NO_URL, copies=copies)
+    plain_url, plain_no_url = oof_probabilities(chosen.build, x, y, splits, not AUGMENT_NO_URL, copies=copies)
     chinese = np.asarray([item.dataset == "chinese-wced-dev" for item in train_items])
-    augmentation = {
+    augmentation: dict[str, Any] = {
         "augment_no_url": AUGMENT_NO_URL,
         "augment_chrome": AUGMENT_CHROME,
+        "augment_short": AUGMENT_SHORT,
         "as_shipped": {"url": scores(y, with_url), "no_url": scores(y, no_url),
                        "chinese_wced_articles": round(float((decide_all(with_url[chinese]) == 0).mean()), 4)},
         "without_no_url_copies": {"url": scores(y, plain_url), "no_url": scores(y, plain_no_url)},
-        "without_chrome_copies": {"url": scores(y, bare_url), "no_url": scores(y, bare_no_url),
-                                  "chinese_wced_articles": round(float((decide_all(bare_url[chinese]) == 0).mean()),
-                                                                 4)},
     }
-    study = ablation(chosen, x, y, splits, args.ablation_features, chrome)
+    for name, left_out in (("chrome", chrome), ("short", short)):
+        if left_out is None:
+            continue
+        rest = [copy for copy in copies if copy is not left_out]
+        part_url, part_no_url = oof_probabilities(chosen.build, x, y, splits, AUGMENT_NO_URL, copies=rest)
+        augmentation[f"without_{name}_copies"] = {
+            "url": scores(y, part_url), "no_url": scores(y, part_no_url),
+            "chinese_wced_articles": round(float((decide_all(part_url[chinese]) == 0).mean()), 4)}
+    study = ablation(chosen, x, y, splits, args.ablation_features, copies)
 
-    x_final, y_final = training_rows(x, y, np.arange(len(y)), AUGMENT_NO_URL, chrome)
+    x_final, y_final = training_rows(x, y, np.arange(len(y)), AUGMENT_NO_URL, copies)
     model = chosen.build().fit(x_final, y_final)
     onnx_model = export_onnx(model, len(DOM_FEATURES))
     onnx_labels, onnx_probs = onnx_predict(onnx_model, x_final)
@@ -414,8 +427,9 @@ def train(args: argparse.Namespace) -> int:
         "feature_version": DOM_FEATURE_VERSION,
         "classes": list(CLASSES),
         "model": {"family": chosen.family, "params": chosen.params, "class_weight": "balanced",
-                  "augment_no_url": AUGMENT_NO_URL, "augment_chrome": AUGMENT_CHROME,
-                  "chrome_copies": 0 if chrome is None else int(chrome.has.sum())},
+                  "augment_no_url": AUGMENT_NO_URL, "augment_chrome": AUGMENT_CHROME, "augment_short": AUGMENT_SHORT,
+                  "chrome_copies": 0 if chrome is None else int(chrome.has.sum()),
+                  "short_copies": 0 if short is None else int(short.has.sum())},
         "other_margin": margin,
         "other_margin_rule": "largest margin within one standard error of the best grouped-CV macro-F1",
         "cv": {"folds": FOLDS, "grouping": "site (evaluation.folds.site_of; demo: its site)", **cv,

@@ -2,9 +2,9 @@
 page-type model).
 
 The article pages that may train the page-type model are mostly long blog posts and guides of small sites
-(wcxb-dev's training folds: a median longest run of running text of about 7,500 characters), while a news
-crawl's articles are often wire-length stories of a few paragraphs (L3S-GN1, an evaluation set: a median of
-about 1,600). A model that learned "an article is long" types short stories as "other", the class of the
+(wcxb-dev's articles: a median longest run of running text of about 7,500 characters), while a news crawl's
+articles are often wire-length stories of a few paragraphs (L3S-GN1 and Dragnet, evaluation sets: a median
+of about 2,100). A model that learned "an article is long" types short stories as "other", the class of the
 short product, service and documentation pages it saw: 43% of L3S-GN1's 621 news articles, and the run
 features alone moved most of them (set to the median of held-out articles, 47% -> 91% typed article). Each
 training article therefore also enters once with its body cut after its first ``MIN_PARAGRAPHS`` to
@@ -13,8 +13,8 @@ make no article longer. The copy keeps its label and the CV group of its page.
 
 The body (``body_container``): the element whose ``<p>`` children hold the most text; the copy drops every
 child after the last kept ``<p>``. A body of at most the kept count plus one ``<p>`` children gets no copy (it
-is short already). The paragraph range was chosen by grouped
-CV macro-F1 among (2, 6), (3, 8) and (5, 12) (README, page type).
+is short already). The paragraph range was chosen by grouped-CV macro-F1 among (2, 6), (3, 8) and (5, 12)
+(README, page type).
 """
 
 from __future__ import annotations

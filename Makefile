@@ -68,7 +68,8 @@ train-blocks: setup
 
 # The default block model (gradient-boosted trees over blocks in context, fed by the page-type model):
 # models/stack/ (~5 min on 2 cores the first time, features cached in ~/.cache/newscorpus; then ~2 min).
-# Run after train-blocks and train-pagetype: it reads their features and probabilities.
+# Run after train-blocks and train-pagetype: it reads their features and probabilities. Compare its held-out
+# text with the shipped models' before shipping (models/training/README.md: a retrained stack lost text).
 train-stack: setup
 	$(BIN)/python -m models.training.train_stack
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from extraction.dom.html import parse_html
+from extraction.pagetype.features import DOM_FEATURES, dom_features
 from models.training.pagetype_short import MIN_PARAGRAPHS, cut_body, short_copy
 
 NAV = "<nav><a href='/a'>Home</a> <a href='/b'>World</a></nav>"
@@ -34,8 +35,6 @@ def test_a_page_short_already_or_without_a_body_gets_no_copy() -> None:
 
 
 def test_a_long_article_gets_a_seeded_copy_with_less_text() -> None:
-    from extraction.pagetype.features import DOM_FEATURES, dom_features
-
     body = _page(60).encode()
     copy = short_copy(body, "text/html; charset=utf-8", "https://example.com/news/story", 7)
     assert copy is not None

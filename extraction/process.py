@@ -277,15 +277,16 @@ def _read(page: Page, context: Context, record: Record, source: str, observe: bo
     listed = typed is not None and typed.page_type == "list" and context.page_models is not None \
         and typed.confidence >= context.page_models.list_route_threshold
     routed = listed and context.route_lists and context.method == PIPELINE
-    if listed and context.method == PIPELINE and blocks is not None and len(blocks) > MAX_BLOCKS:
-        # A page over the block cap (real pages stay far under it) is no list to read whole: the entries'
-        # walk over its hundreds of thousands of links would cost more than the capped text path.
-        record.flags.append("entries_skipped")
-        count("pagetype/list_entries_skipped", 1)
-    elif listed and context.method == PIPELINE:
-        entries = list_page_entries(root, page.url)  # reads the tree without changing it
-        record.entries = entry_dicts(entries)
-        count("pagetype/list_entries", len(entries))
+    if listed and context.method == PIPELINE:
+        if blocks is not None and len(blocks) > MAX_BLOCKS:
+            # A page over the block cap (real pages stay far under it) is no list to read whole: the entries'
+            # walk over its hundreds of thousands of links would cost more than the capped text path.
+            record.flags.append("entries_skipped")
+            count("pagetype/list_entries_skipped", 1)
+        else:
+            entries = list_page_entries(root, page.url)  # reads the tree without changing it
+            record.entries = entry_dicts(entries)
+            count("pagetype/list_entries", len(entries))
     _metadata(page, root, context, record, blocks, typed)
     _templates(page, root, context, record, skip_cleaning=routed, observe=observe)
     if record.template_cleaning and record.template_cleaning["removed_nodes"]:

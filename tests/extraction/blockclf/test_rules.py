@@ -28,6 +28,11 @@ def _dropped_by(rule: Callable[[Sequence[Block], Sequence[bool]], list[int]], ht
     return [blocks[i] for i in rule(blocks, [True] * len(blocks))]
 
 
+def _dropped_texts(rule: Callable[[Sequence[Block], Sequence[bool]], list[int]], html_text: str) -> list[str]:
+    """Return the texts of the blocks ``rule`` drops (``_dropped_by``)."""
+    return [block.text for block in _dropped_by(rule, html_text)]
+
+
 def _in_threads(page: str) -> str:
     """Return the text of the page's blocks that ``comment_blocks`` finds in readers' threads."""
     blocks = page_blocks(parse_html(page))
@@ -310,7 +315,7 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
     page = f"<html><body><div class='post related-topics'><h1>Old bridge to close</h1>{body}</div>{box}</body></html>"
 
     def dropped(html_text: str) -> list[str]:
-        return [block.text for block in _dropped_by(rules.named_related, html_text)]
+        return _dropped_texts(rules.named_related, html_text)
 
     assert dropped(page) == ["Ring road lanes open The two new lanes open next week, the city says."]
     for name in ("class='mostPopular'", "id='related'", "class='outbrain-widget'", "class='td-related-posts'"):
@@ -522,7 +527,7 @@ def test_kept_blocks_in_a_container_named_as_a_sidebar_are_dropped(monkeypatch: 
     page = f"<html><body><div class='content has-sidebar'><h1>Old bridge to close</h1>{body}</div>{side}</body></html>"
 
     def dropped(html_text: str) -> list[str]:
-        return [block.text for block in _dropped_by(rules.named_sidebars, html_text)]
+        return _dropped_texts(rules.named_sidebars, html_text)
 
     assert dropped(page) == ["Archives", "November 2012\nOctober 2012"]
     for name in ("class='side-bar'", "class='widget-area'", "id='right-sidebar'"):

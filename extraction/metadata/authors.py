@@ -50,13 +50,18 @@ _ZH_NOT_A_NAME_RE = re.compile(r"未知|佚名|匿名|不详|"  # "unknown", "an
                                r"完|续|篇|本文|本站|[网报社台站图]$")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\||"
                               r"\((?:with|avec|mit|con)\s)\s*", re.I)  # "A (avec B et C)"
-# A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer"
-# (roles that name no one; "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
-_ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst)s?\b"
-# The desk and the wire before a role are part of it: "JOSEPH WHITE, AP Sports Writer", "Jane Doe, Sports Writer".
-_DESK_RE = (r"(?:\s+(?:AP|Associated\s+Press))?(?:\s+(?:sports|technology|tech|business|science|medical|health|"
-            r"political|politics|entertainment|economics|travel|food|religion|education|music|film|movie|arts?|"
-            r"fashion|features?|senior|contributing|guest|freelance))?")
+# A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer",
+# "Krishna Bharat, Distinguished Scientist" (roles that name no one;
+# "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
+_ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst|manager|scientist|engineer|" \
+           r"director|officer|president)s?\b"
+# The desk and the wire before a role are part of it: "JOSEPH WHITE, AP Sports Writer", "Jane Doe, Sports Writer",
+# "Susan Hallam MBE Managing Director"; a part of these words alone is no name ("Managing" of "Managing Director").
+_DESK_WORDS = (r"sports|technology|tech|business|science|medical|health|political|politics|entertainment|economics|"
+               r"travel|food|religion|education|music|film|movie|arts?|fashion|features?|senior|contributing|guest|"
+               r"freelance|managing|product|marketing|distinguished|executive|chief|former|general|technical|"
+               r"creative|research|principal|lead|associate|deputy|vice")
+_DESK_RE = rf"(?:\s+(?:AP|Associated\s+Press))?(?:\s+(?:{_DESK_WORDS}))*"
 _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\s+by|autor(?:en|in)?|auteurs?|"
                               rf"{_WRITTEN_BY_TRANSLATED}|veröffentlicht\s+von|publié\s+par|publicado\s+por|"
                               r"pubblicato\s+da|von|par)(?:[:\s]+|$)|"
@@ -69,7 +74,14 @@ _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\
 # A single digit is a user's ("ron1cne", "LingoLover94" has two: a handle with a year or a count is no name).
 _NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\s+(?:{MONTH_NAMES})\b|"
                             r"@|\[at\]|\(at\)|https?:|www\.|\b(?:staff|news|reporters?|editors?|team|admin|"
-                            r"contributors?|press|wire|desk|agency|correspondent|updated|published|posted)\b", re.I)
+                            r"contributors?|press|wire|desk|agency|correspondent|updated|published|posted|"
+                            # the labels and links of an author box, found where its name was looked for ("View
+                            # Profile", "Full Bio", "The Author", "Date", "Editorials"); "published" and
+                            # "sponsored" in German ("Veröffentlicht am", "von Gesponserte Inhalte")
+                            r"profile|bio|authors?|date|editorials?|veröffentlicht|publiziert|"
+                            r"aktualisiert|gesponsert\w*|publié|publicado|pubblicato)\b|"
+                            r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|"  # a weekday alone ("Sunday Oliseh" stays)
+                            rf"^(?:{_DESK_WORDS})$", re.I)
 # Degrees and credentials after a name ("Dylan Bailey, MS, RD, FAND" in JSON-LD): split off by the comma, they
 # stay with the name before them (as the site writes it), not names of their own.
 _CREDENTIALS = frozenset({
@@ -94,11 +106,11 @@ def split_authors(text: str, declared: bool = False) -> list[str]:
     may be a role ("Benjamin Johnson, Sr. Director of Operations, Atlas Van Lines")."""
     text = _AUTHOR_NOISE_RE.sub("", " ".join(text.split()))
     names: list[str] = []
-    parts = [_UNCLOSED_RE.sub("", part.strip(" .:：-–—()[]")) for part in _AUTHOR_SPLIT_RE.split(text)]
+    parts = [_UNCLOSED_RE.sub("", part.strip(" .:：-–—()[]/")) for part in _AUTHOR_SPLIT_RE.split(text)]
     parts = [part for part in parts if part]
     sentences = 0
     for part in parts:
-        if part.lower() in _CREDENTIALS:
+        if part.lower().replace(".", "") in _CREDENTIALS:  # "Ph.D" as "PhD"
             if names:
                 names[-1] += f", {part}"
         elif _sentence(part):

@@ -83,6 +83,32 @@ def test_labels_credentials_dates_and_sentences_are_no_names(byline: str, names:
     assert split_authors(byline) == names
 
 
+@pytest.mark.parametrize(("byline", "names"), [
+    # An author box's labels and links, where its name was looked for (replay of real pages, 2026-11-28)
+    ("View Profile", []),
+    ("Full Bio", []),
+    ("The Author", []),
+    ("Date", []),
+    ("Editorials", []),
+    ("Monday", []),
+    ("Veröffentlicht am", []),  # "published on" and "sponsored" in German
+    ("Publiziert am", []),
+    ("von Gesponserte Inhalte", []),
+    # A role of its own after the name, and a credential written with dots
+    ("Krishna Bharat, Distinguished Scientist", ["Krishna Bharat"]),
+    ("Scott Zuccarino, Product Manager", ["Scott Zuccarino"]),
+    ("Susan Hallam MBE Managing Director, Hallam Internet", ["Susan Hallam MBE"]),  # the company after the role
+    ("Liza Burke Marketing Director", ["Liza Burke"]),
+    ("Managing Director", []),
+    ("Genevieve Carlton, Ph.D", ["Genevieve Carlton, Ph.D"]),
+    ("Ed Silverman //", ["Ed Silverman"]),
+    # Names with those letters inside a word stay
+    ("Jane Biondi and Sunday Oliseh", ["Jane Biondi", "Sunday Oliseh"]),
+])
+def test_an_author_boxs_labels_and_roles_are_no_names(byline: str, names: list[str]) -> None:
+    assert split_authors(byline) == names
+
+
 def test_a_declared_authors_role_is_left_out() -> None:
     # A JSON-LD, microdata or meta author's value: its later parts may be a role, not a sentence of the page.
     role = "Benjamin Johnson, Sr. Director of Operations, Atlas Van Lines - 10+ Years in the Moving Industry"

@@ -123,6 +123,13 @@ def test_without_a_headline_element_the_title_finds_the_dateline() -> None:
     assert (found.title, found.date_published) == ("Scaling Go testing", "2025-12-17")
 
 
+def test_a_byline_element_holding_a_label_gives_way_to_the_next() -> None:
+    # WordPress's "Veröffentlicht am" ("published on") in an element named "byline", the author in the next one.
+    page = parse_html("<html><body><h1>Würde des Lebens</h1><div class='byline'>Veröffentlicht am</div>"
+                      "<div class='byline author'>von Michael Veeser-Dombrowski</div><p>Text.</p></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Michael Veeser-Dombrowski"]
+
+
 def test_a_bylines_parts_are_read_apart() -> None:
     # <span>s side by side are separate words: "Reyan Perumal" and "Published", not "Reyan PerumalPublished".
     page = parse_html("<html><body><h1>Headline</h1><div class='byline'><span>By</span><a>Amy Roeder</a>"

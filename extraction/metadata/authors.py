@@ -26,8 +26,9 @@ _ZH_NAME = r"[\u4e00-\u9fff·]{2,4}"
 _ZH_LABELS = ("作者", "撰文", "撰稿", "执笔人", "执笔", "特约记者", "本报记者", "记者", "实习生", "通讯员", "文",
               "责任编辑", "编辑", "责编")
 # A name ends the byline's run of Chinese characters, or comes right before 报道 / 摄 / 电 / 讯 ("记者 某某
-# 北京报道"): in running prose a label is a word of the sentence ("记者在孙某的办公室里").
-_ZH_NAME_END = r"(?=$|[^\u4e00-\u9fff·]|报道|摄|电|讯)"
+# 北京报道"): in running prose a label is a word of the sentence ("记者在孙某的办公室里"), and 电 / 讯 end a word
+# there ("记者通过电子邮件联系了", by e-mail).
+_ZH_NAME_END = r"(?=$|[^\u4e00-\u9fff·]|报道|摄|[电讯](?![\u4e00-\u9fff]))"
 _ZH_AUTHOR_RE = re.compile(
     r"(?:^|(?<=[\s（(【\[|｜报台社网]))(作者|撰文|撰稿|执笔人|执笔|特约记者|本报记者|记者|实习生|通讯员|责任编辑|编辑|责编|文(?=\s*[/／｜|:：]))"
     rf"\s*[:：/／|｜]?\s*({_ZH_NAME}{_ZH_NAME_END}(?:[ \u3000、，,]+{_ZH_NAME}{_ZH_NAME_END}){{0,5}})")
@@ -47,7 +48,9 @@ ZH_CLOSING_RE = re.compile(rf"^[\u4e00-\u9fff]{{0,8}}记者[ \u3000]*({_ZH_NAME}
 _ZH_NOT_A_NAME_RE = re.compile(r"未知|佚名|匿名|不详|"  # "unknown", "anonymous": the site's placeholder
                                r"报道|报社|日报|晚报|新闻|网站|集团|出版|期刊|政府|公司|中心|大学|学院|来源|发布|时间|"
                                r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
-                               r"完|续|篇|本文|本站|[网报社台站图]$")
+                               r"完|续|篇|本文|本站|[网报社台站图]$|"
+                               # a compiler's words after the reporter's name ("记者陈智 整合"), a forum's buttons
+                               r"整合|整理|综合|编译|摄影|翻译|校对|回复|评论|分享|收藏|打印|登录|注册|关闭|字号")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\||"
                               r"\((?:with|avec|mit|con)\s)\s*", re.I)  # "A (avec B et C)"
 # A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer",
@@ -81,6 +84,7 @@ _NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\
                             r"profile|bio|authors?|date|editorials?|veröffentlicht|publiziert|"
                             r"aktualisiert|gesponsert\w*|publié|publicado|pubblicato)\b|"
                             r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|"  # a weekday alone ("Sunday Oliseh" stays)
+                            r"^(?:name|user|username|null|none|undefined)$|"  # a placeholder (meta author "name")
                             rf"^(?:{_DESK_WORDS})$", re.I)
 # Degrees and credentials after a name ("Dylan Bailey, MS, RD, FAND" in JSON-LD): split off by the comma, they
 # stay with the name before them (as the site writes it), not names of their own.

@@ -14,6 +14,7 @@ def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
     assert text_authors("正文。\n记者张三、李四报道") == ["张三", "李四"]
     # In running prose 记者 is a word of the sentence, not a label.
     assert text_authors("在孙启勤的山庄里。\n记者在孙启勤的办公室里看到一幅规划图。") == []
+    assert text_authors("正文。\n记者通过电子邮件联系了富士康。") == []  # 电 of 电子 ends no name
     # A paper's closing signature of names alone; not a parenthesis inside the text or a "to be continued".
     assert text_authors("第一段。\n倡树廉洁家风，过一个祥和的新春佳节。（常书香 马丹阳 ）") == ["常书香", "马丹阳"]
     assert text_authors("（张三 李四）在会上发言。\n第二段。") == []
@@ -22,6 +23,7 @@ def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
     assert text_authors("北京发布暴雨预警（组图）") == []  # a headline's note, not a signature
     assert text_authors("第一段。\n正文结束。（资料图）") == []
     assert text_authors("正文。\n新华社记者张三电") == ["张三"]
+    assert text_authors("长江网10月4日讯（记者陈智 整合） 国庆中秋长假") == ["陈智"]  # the compiler's word goes
     assert text_authors("正文。\n本报记者 张三 北京电") == ["张三"]
     # Unlabelled bylines: a bracketed name before 来源, a user before 发表于 (not "本文 发表于").
     assert text_authors("BUSINESS.SOHU.COM 2004年7月16日08:19 [ 黄宇 ]\ue5c2 来源：[ 国际金融报 ]") == ["黄宇"]
@@ -102,6 +104,7 @@ def test_labels_credentials_dates_and_sentences_are_no_names(byline: str, names:
     ("Managing Director", []),
     ("Genevieve Carlton, Ph.D", ["Genevieve Carlton, Ph.D"]),
     ("Ed Silverman //", ["Ed Silverman"]),
+    ("name", []),  # a template's placeholder in a meta author
     # Names with those letters inside a word stay
     ("Jane Biondi and Sunday Oliseh", ["Jane Biondi", "Sunday Oliseh"]),
 ])

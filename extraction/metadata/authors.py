@@ -54,8 +54,8 @@ _ZH_NOT_A_NAME_RE = re.compile(r"未知|佚名|匿名|不详|"  # "unknown", "an
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\||"
                               r"\((?:with|avec|mit|con)\s)\s*", re.I)  # "A (avec B et C)"
 # A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer",
-# "Krishna Bharat, Distinguished Scientist" (roles that name no one;
-# "Editor", "Staff" and the like make a part no name, ``_NOT_A_NAME_RE``).
+# "Krishna Bharat, Distinguished Scientist" (roles that name no one; "Editor", "Staff" and the like make a part no
+# name, ``_NOT_A_NAME_RE``).
 _ROLE_RE = r"(?:writer|founder|co-founder|reviewer|columnist|journalist|analyst|manager|scientist|engineer|" \
            r"director|officer|president)s?\b"
 # The desk and the wire before a role are part of it: "JOSEPH WHITE, AP Sports Writer", "Jane Doe, Sports Writer",

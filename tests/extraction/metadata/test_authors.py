@@ -105,7 +105,7 @@ def test_labels_credentials_dates_and_sentences_are_no_names(byline: str, names:
     ("Genevieve Carlton, Ph.D", ["Genevieve Carlton, Ph.D"]),
     ("Ed Silverman //", ["Ed Silverman"]),
     ("name", []),  # a template's placeholder in a meta author
-    # Names with those letters inside a word stay
+    # A weekday inside a name stays
     ("Jane Biondi and Sunday Oliseh", ["Jane Biondi", "Sunday Oliseh"]),
 ])
 def test_an_author_boxs_labels_and_roles_are_no_names(byline: str, names: list[str]) -> None:

@@ -52,6 +52,10 @@ class Item:
     body: bytes = b""
     content_type: str | None = None
 
+    def html_bytes(self) -> bytes:
+        """Return the page's bytes: the dataset page's, read now, or the demo page's."""
+        return self.page.html_bytes() if self.page is not None else self.body
+
 
 def cache_dir() -> Path:
     """Return ``$PAGETYPE_CACHE`` or ``~/.cache/news-crawler/pagetype``."""
@@ -90,8 +94,7 @@ def held_out_items() -> list[Item]:
 
 def item_features(item: Item) -> FloatArray:
     """Return the features of one page with its URL (decoded and parsed as the crawl does)."""
-    body = item.page.html_bytes() if item.page is not None else item.body
-    root = parse_html(decode_html(body, item.content_type).text)
+    root = parse_html(decode_html(item.html_bytes(), item.content_type).text)
     return dom_features(root, item.url)
 
 
@@ -135,8 +138,7 @@ def load_features(items: Sequence[Item], name: str, use_cache: bool) -> FloatArr
 def _chrome_args(items: Sequence[Item], pool: Sequence[tuple[str, str]],
                  seed: int) -> Iterator[tuple[bytes, str | None, str | None, str, Sequence[tuple[str, str]], int]]:
     for k, item in enumerate(items):
-        body = item.page.html_bytes() if item.page is not None else item.body
-        yield body, item.content_type, item.url, item.group, pool, seed * 1_000_003 + k
+        yield item.html_bytes(), item.content_type, item.url, item.group, pool, seed * 1_000_003 + k
 
 
 def _copies(name: str, module: Any, rows: Callable[[], list[Any]], items: Sequence[Item], seed: int,
@@ -164,8 +166,7 @@ def _copies(name: str, module: Any, rows: Callable[[], list[Any]], items: Sequen
 def chrome_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
     """Return the chrome-injected copies of ``items`` (``models.training.pagetype_chrome``)."""
     def rows() -> list[Any]:
-        donors = [(item.group, item.page.html_bytes() if item.page is not None else item.body, item.content_type)
-                  for item in items if item.label != "article"]
+        donors = [(item.group, item.html_bytes(), item.content_type) for item in items if item.label != "article"]
         pool = pagetype_chrome.donor_pool(donors, seed)
         logger.info("chrome: %d donor blocks", len(pool))
         with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
@@ -177,8 +178,8 @@ def chrome_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
 def short_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
     """Return the short-article copies of ``items``' articles (``models.training.pagetype_short``)."""
     def rows() -> list[Any]:
-        args = [(item.page.html_bytes() if item.page is not None else item.body, item.content_type, item.url,
-                 seed * 1_000_003 + k) for k, item in enumerate(items) if item.label == "article"]
+        args = [(item.html_bytes(), item.content_type, item.url, seed * 1_000_003 + k)
+                for k, item in enumerate(items) if item.label == "article"]
         with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
             found = iter(list(executor.map(pagetype_short.short_features, args, chunksize=8)))
         return [next(found) if item.label == "article" else None for item in items]

@@ -22,7 +22,8 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages);
-* ``trailing_headings``: on article pages, headings at the end of the text, with nothing kept after them, go.
+* ``trailing_headings``: on article pages, headings (and short lines that end with a colon) at the end of the text,
+  with nothing kept after them, go.
 
 The README's "Block classifier" section gives each rule's measurements.
 """
@@ -414,12 +415,22 @@ def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
 # More headings than this at the end of the text are the items of a list (a listicle's pictures, each under its
 # heading), not the headings of sections the model dropped: they stay.
 TRAILING_HEADINGS_MAX = 3
+# A paragraph that introduces what follows ("Related posts:", "Lesen Sie auch:", "相关阅读：") is a heading too when
+# it is this short: a section's title set as a paragraph.
+LEAD_IN_MAX_WORDS = 8
+LEAD_IN_MAX_CHARS = 80
+_LEAD_IN_END = (":", "：")
+
+
+def _lead_in(text: str) -> bool:
+    """Return whether ``text`` is a short line that ends with a colon (``LEAD_IN_MAX_WORDS``, ``LEAD_IN_MAX_CHARS``)."""
+    return text.endswith(_LEAD_IN_END) and len(text) <= LEAD_IN_MAX_CHARS and len(text.split()) <= LEAD_IN_MAX_WORDS
 
 
 def trailing_headings(root: html.HtmlElement, blocks: Sequence[Block], kept: Sequence[bool],
                       paragraphs: Sequence[Sequence[bool]]) -> list[tuple[int, int]]:
     """Return the kept paragraphs (block, paragraph) to drop because they are headings (the whole text of an
-    ``<h1>``-``<h6>`` of the page) at the end of the text,
+    ``<h1>``-``<h6>`` of the page, or a short paragraph that ends with a colon: ``_lead_in``) at the end of the text,
     with nothing kept after them: the heading of a section the model dropped ("Related posts:", "Leave a Reply",
     "Ähnliche Beiträge"). A heading that ends like a sentence stays (a report's closing line set as a heading),
     and so does the text's only paragraph; more than ``TRAILING_HEADINGS_MAX`` in a row all stay.
@@ -432,7 +443,7 @@ def trailing_headings(root: html.HtmlElement, blocks: Sequence[Block], kept: Seq
     found = []
     for _, i, j in lines[:-1]:
         text = blocks[i].paragraphs[j].text
-        if text not in headings or _SENTENCE_END_RE.search(text):
+        if (text not in headings and not _lead_in(text)) or _SENTENCE_END_RE.search(text):
             break
         found.append((i, j))
     return found if len(found) <= TRAILING_HEADINGS_MAX else []

@@ -563,6 +563,11 @@ def test_headings_at_the_end_of_the_text_are_dropped(monkeypatch: pytest.MonkeyP
     assert dropped(page.replace("</div></body>", "<p>Comments are closed.</p></div></body>")) == []
     assert dropped(page.replace("Leave a Reply", "The bridge reopens in May.")) == []
     assert dropped("<html><body><h2>Only a heading</h2></body></html>") == []
+    # A short paragraph that ends with a colon introduces a dropped section too; a long one is prose.
+    assert dropped(page.replace(tail, "<p>Lesen Sie auch:</p>")) == ["Lesen Sie auch:"]
+    assert dropped(page.replace(tail, "<p>相关阅读：</p>")) == ["相关阅读："]
+    prose = "<p>The council gave three reasons for closing the old bridge for the winter:</p>"
+    assert dropped(page.replace(tail, prose)) == []
     # More than TRAILING_HEADINGS_MAX in a row are a list's items (a listicle's pictures under their headings).
     items = "".join(f"<h2>{n}. Photo of the bridge</h2><img src='/{n}.jpg'>" for n in range(1, 6))
     assert dropped(page.replace(tail, f"<div class='after'>{items}</div>")) == []

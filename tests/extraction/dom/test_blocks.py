@@ -56,6 +56,19 @@ def test_captions_are_skipped_like_invisible_elements() -> None:
     assert [element.tag for element in blocks[0].page.skipped] == ["figcaption"]
 
 
+def test_a_figures_credit_without_figcaption_is_skipped() -> None:
+    # BBC's markup: the credit in a span of its own inside the <figure>, no <figcaption>.
+    blocks = _blocks("<body><article><p>The river rose.</p><figure class='media-with-caption'><img src='a.jpg'>"
+                     "<span class='story-image-copyright'>Image copyright Reuters</span></figure>"
+                     "<p class='credit-line'>It fell.</p></article></body>")
+    # Only inside a figure: the paragraph with "credit" in its class after the figure stays, and so does the
+    # figure's own text when its class names a caption.
+    assert blocks[0].text == "The river rose.\nIt fell."
+    assert [element.tag for element in blocks[0].page.skipped] == ["span"]
+    outside = _blocks("<body><figure class='caption'><p>A quote set as a figure.</p></figure></body>")
+    assert outside[0].text == "A quote set as a figure."
+
+
 def test_paragraph_level_tags_are_not_blocks() -> None:
     blocks = _blocks("<body><article><h1>Title</h1><p>One.</p><ul><li>item</li></ul><p>Two.</p></article></body>")
     assert [block.element.tag for block in blocks] == ["article", "ul"]

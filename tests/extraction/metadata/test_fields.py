@@ -36,7 +36,7 @@ def _page(jsonld: bool = True, meta: bool = True, time: bool = True, visible: bo
     if time:
         body += "<time datetime='2022-05-06'>6 May 2022</time>"
     if visible:
-        body += "<div class='byline'>By Visible Writer | Published September 9, 2020</div>"
+        body += "<div class='byline'>By Visible Writer | Published January 3, 2021</div>"  # a day after the URL's
     body += "<p>" + "The council approved the budget after a long debate about schools and roads. " * 5 + "</p>"
     return f"<html lang='en'><head>{head}</head><body>{body}</body></html>"
 
@@ -45,12 +45,31 @@ def _page(jsonld: bool = True, meta: bool = True, time: bool = True, visible: bo
     ({}, "2024-03-05T10:21:00+08:00", "json-ld"),
     ({"jsonld": False}, "2023-07-08T09:00:00+02:00", "meta"),
     ({"jsonld": False, "meta": False}, "2022-05-06", "time"),
-    ({"jsonld": False, "meta": False, "time": False}, "2020-09-09", "byline"),
+    ({"jsonld": False, "meta": False, "time": False}, "2021-01-03", "byline"),
     ({"jsonld": False, "meta": False, "time": False, "visible": False}, "2021-01-02", "url"),
 ])
 def test_contradictory_dates_follow_the_documented_order(sources: dict[str, bool], published: str, source: str) -> None:
     found = page_metadata(parse_html(_page(**sources)), URL, dates_by_htmldate=False)
     assert (found.date_published, found.sources["date_published"]) == (published, source)
+
+
+def test_a_text_date_far_from_the_urls_is_another_date() -> None:
+    # A masthead's "today" above the headline and a sidebar's story date: the byline's date that agrees with the
+    # URL's is the article's; with none that agrees, the URL's.
+    masthead = "<div class='date'>Sunday, 20 January, 2008</div>"
+    story = "<h1>Oilers win</h1><p class='byline'>Fri, January 18, 2008 By Jane Doe</p><p>The Oilers won.</p>"
+    page = f"<html><body>{masthead}{story}</body></html>"
+    url = "https://news.example.com/sports/2008/01/18/oilers.html"
+    found = page_metadata(parse_html(page), url, ["Sunday, 20 January, 2008", "Oilers win",
+                                                  "Fri, January 18, 2008 By Jane Doe", "The Oilers won."],
+                          dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == ("2008-01-18", "byline")
+    alone = page.replace("Fri, January 18, 2008 ", "")
+    found = page_metadata(parse_html(alone), url, dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == ("2008-01-18", "url")
+    # Without a date in the URL, the first date read is the page's, as before.
+    found = page_metadata(parse_html(alone), "https://news.example.com/sports/oilers.html", dates_by_htmldate=False)
+    assert (found.date_published, found.sources["date_published"]) == ("2008-01-20", "byline")
 
 
 def test_the_listing_date_comes_after_the_url() -> None:

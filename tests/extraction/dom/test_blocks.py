@@ -56,6 +56,17 @@ def test_captions_are_skipped_like_invisible_elements() -> None:
     assert [element.tag for element in blocks[0].page.skipped] == ["figcaption"]
 
 
+def test_elements_hidden_by_a_frameworks_class_are_skipped() -> None:
+    # Bootstrap's d-none and Tailwind's hidden hide; a responsive class that shows the element at some width
+    # (d-md-block, lg:flex) keeps it, and so does a class that only contains the word (overflow-hidden).
+    blocks = _blocks("<body><article><p>The river rose.</p><div class='carousel-item d-none'>Other story</div>"
+                     "<div class='hidden'>Adblocker notice</div><nav class='hidden lg:flex'>Desktop menu</nav>"
+                     "<span class='d-none d-md-inline'>Share</span><p class='overflow-hidden'>It fell.</p>"
+                     "</article></body>")
+    assert [block.text for block in blocks] == ["The river rose.\nShare\nIt fell.", "Desktop menu"]
+    assert sorted(element.get("class") for element in blocks[0].page.skipped) == ["carousel-item d-none", "hidden"]
+
+
 def test_a_figures_credit_without_figcaption_is_skipped() -> None:
     # BBC's markup: the credit in a span of its own inside the <figure>, no <figcaption>.
     blocks = _blocks("<body><article><p>The river rose.</p><figure class='media-with-caption'><img src='a.jpg'>"

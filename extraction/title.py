@@ -51,9 +51,10 @@ FEATURES: tuple[str, ...] = (
 )
 
 # Between the parts of a <title>: "Headline | Section | Site", "Headline - Site", "新闻标题_频道_网站"; "_" only
-# between words, not inside an identifier ("ngx_http_rewrite_module").
+# between words, not inside an identifier ("ngx_http_rewrite_module"); "-" without spaces between Chinese
+# characters ("新闻标题-新华网").
 SEPARATORS_RE = re.compile(r"\s+[|\-–—:·•»]\s+|\s*[|｜]\s*|\s*(?:(?<![A-Za-z0-9])_|_(?![A-Za-z0-9]))\s*|"
-                           r"\s+::\s+|\s*－\s*|\s*—\s*")
+                           r"\s+::\s+|\s*－\s*|\s*—\s*|(?<=[\u4e00-\u9fff])-+(?=[\u4e00-\u9fff])")
 _SEPARATOR_CHARS_RE = re.compile(r"[|\-–—:·•»«｜]")
 _TOKEN_RE = re.compile(r"[\u4e00-\u9fff]|[^\W_]+")
 _URL_WORD_RE = re.compile(r"[^\W\d_]+")

@@ -226,6 +226,9 @@ def test_title_without_the_site_name() -> None:
     assert clean_title("Council approves the budget | Example News", "Example News") == "Council approves the budget"
     assert clean_title("Example News - Council approves the budget") == "Council approves the budget"
     assert clean_title("市议会批准预算_江城新闻网") == "市议会批准预算"
+    # A hyphen without spaces between Chinese characters separates too; between Latin words it does not.
+    assert clean_title("法国全国大罢工再次严重影响交通-新华网") == "法国全国大罢工再次严重影响交通"
+    assert clean_title("Coca-Cola sales rise") == "Coca-Cola sales rise"
     assert clean_title("Budget: what it means | Example", h1s=["Budget: what it means"]) == "Budget: what it means"
 
 

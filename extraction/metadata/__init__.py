@@ -19,7 +19,9 @@ Every field is taken from the first source in this order that has it (``SOURCES`
    9/17/2004 (the year last only when the day is over 12, alone or labelled) or 3小时前 (relative dates
    against the fetch time); labelled datelines (发布时间, 来源, Posted, By ...) before a date inside a sentence; for
    authors last, ``text``: the extracted text (a Chinese byline anywhere in it, papers often sign at
-   the end, "（记者 某某）" or names alone in parentheses; an English one in its first lines).
+   the end, "（记者 某某）" or names alone in parentheses; an English one in its first lines). When the URL
+   has a date, a publish date read here more than a day from it is passed over (a masthead's "today", a
+   sidebar story's date): the next line's is read, else the URL's is the page's.
 6. ``url``: a date in the URL's path (``/2024/03/05/``, ``/20240305/``, ``/2024-03-05``).
 7. ``listing``: the feed's ``pubDate`` or the sitemap's ``news:publication_date`` / ``lastmod``
    the spider found the URL with (``Page.listed_date``).

@@ -45,14 +45,14 @@ from __future__ import annotations
 import functools
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 import numpy as np
 import numpy.typing as npt
 from lxml import etree, html
 
 from extraction.cetd import score
-from extraction.dom.blocks import BLOCK_TAGS, SKIPPED_TAGS, Block, walk_top
+from extraction.dom.blocks import BLOCK_TAGS, SKIPPED_TAGS, Block, hidden_by_class, walk_top
 from extraction.dom.lang import HAN_RE
 from extraction.dom.preprocess import _XML_INVALID_RE
 from extraction.dom.stats import compute_stats
@@ -263,14 +263,14 @@ def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement,
     the body would otherwise count as text). ``whole``: ``blocks`` are all the page's blocks and
     the copy is the whole page; else it holds only their regions (``_pruned_copy``).
     """
+    page = blocks[0].page if blocks else None
+    # page_blocks found the skipped elements in its walk of the same top (1 ms a page less than looking again)
+    skip = page.skipped if page is not None and page.top is top else _invisible(top)
     if whole:  # the invisible elements are skipped in place: the same statistics as on a copy without them
-        page = blocks[0].page if blocks else None
-        # page_blocks found them in its walk of the same top (1 ms a page less than looking again)
-        skip = page.skipped if page is not None and page.top is top else _invisible(top)
         stats = compute_stats(top, skip)
         twins: Twins = {block.element: block.element for block in blocks}
     else:
-        clean, twins = _pruned_copy(top, blocks)
+        clean, twins = _pruned_copy(top, blocks, skip)
         stats = compute_stats(clean)
     scores = score(stats)
     best = scores.best
@@ -296,22 +296,26 @@ Twins = dict[html.HtmlElement, html.HtmlElement]
 
 
 def _invisible(top: html.HtmlElement) -> set[html.HtmlElement]:
-    """Return the elements of ``top``'s subtree that CETD does not count: the segmentation's skipped tags
-    (invisible ones, captions), hidden elements."""
+    """Return the elements of ``top``'s subtree that CETD does not count, as ``page_blocks`` skips them: the
+    segmentation's skipped tags (invisible ones, captions), elements hidden by markup or by a class."""
     doomed = set(top.iter(*SKIPPED_TAGS))
     doomed.update(node for node in top.xpath(_HIDING_XPATH) if is_hidden(node))
+    doomed.update(node for node in top.xpath(".//*[@class]") if hidden_by_class(node))
     return doomed
 
 
-def _pruned_copy(top: html.HtmlElement, blocks: Sequence[Block]) -> tuple[html.HtmlElement, Twins]:
+def _pruned_copy(top: html.HtmlElement, blocks: Sequence[Block],
+                 skip: Collection[html.HtmlElement] | None = None) -> tuple[html.HtmlElement, Twins]:
     """Return a copy of ``top`` with only the visible regions of ``blocks`` (some of the page's
-    blocks) and their ancestors (without their text), and the copies of the blocks' elements.
+    blocks) and their ancestors (without their text), and the copies of the blocks' elements;
+    ``skip``: the elements the segmentation skipped, left out with their subtrees (None: ``_invisible(top)``).
 
     A region is a block element with its subtree minus the nested block elements, as in
     ``extraction.dom.blocks``; the text of a left-out or invisible element's tail joins the text
     before it, as ``remove_keep_tail`` does. Copies keep their tag and class, all that
     ``compute_stats`` reads.
     """
+    skip = _invisible(top) if skip is None else skip
     regions = {block.element for block in blocks}
     needed: set[html.HtmlElement] = set()  # elements with a region at or below them
     for element in regions:
@@ -330,7 +334,7 @@ def _pruned_copy(top: html.HtmlElement, blocks: Sequence[Block]) -> tuple[html.H
             _append_text(twin, original.text)
         for child in original:
             tag = child.tag
-            visible = isinstance(tag, str) and tag not in SKIPPED_TAGS and not is_hidden(child)
+            visible = isinstance(tag, str) and child not in skip
             child_in_region = (child in regions if tag in BLOCK_TAGS else in_region) if visible else False
             if visible and (child in needed or (child_in_region and tag not in BLOCK_TAGS)):
                 copied = etree.SubElement(twin, tag, _class_of(child))

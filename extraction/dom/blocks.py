@@ -177,6 +177,13 @@ def _hidden_by_class(classes: str, in_figure: bool) -> bool:
     return not HIDING_CLASSES.isdisjoint(names) and not any(_SHOWING_CLASS_RE.match(name) for name in names)
 
 
+def hidden_by_class(element: html.HtmlElement) -> bool:
+    """Return whether ``page_blocks`` skips ``element`` for its class (``_hidden_by_class``, a ``<figure>``
+    among its ancestors), for the callers that look at one element outside the walk."""
+    classes = element.get("class")
+    return bool(classes) and _hidden_by_class(classes, next(element.iterancestors(FIGURE_TAG), None) is not None)
+
+
 def walk_top(root: html.HtmlElement) -> html.HtmlElement:
     """Return the element a page is segmented from: ``root`` if it is a <body>, else its first
     <body>, else ``root`` itself (a fragment)."""

@@ -22,7 +22,7 @@ from extraction.blockclf.features import (
     paragraph_features,
     text_counts,
 )
-from extraction.dom.blocks import Block, page_blocks
+from extraction.dom.blocks import Block, page_blocks, walk_top
 from extraction.dom.html import parse_html
 
 # Real pages per dataset in the range check (a quick sample, not a benchmark).
@@ -258,6 +258,17 @@ def test_pruned_copy_holds_only_the_scored_regions() -> None:
     assert twins[by_id["a"].element].text_content() == "Alpha beta gamma bold deltakept inner after"
     assert [element.tag for element in copy.iter()] == ["body", "div", "b", "div", "div"]
     assert twins[by_id["c"].element].getparent().text is None  # b's own text is left out with its region
+
+
+def test_pruned_copy_leaves_out_what_the_segmentation_skips_for_its_class() -> None:
+    # A class that hides and a figure's credit: the segmentation skips them, so CETD's copy has no text of theirs.
+    root = parse_html("<html><body><div id='a'>Alpha <span class='d-none'>hidden</span>beta<figure><img src='x'>"
+                      "<span class='credit'>Photo: AP</span></figure></div><div id='b'>other</div></body></html>")
+    blocks = page_blocks(root)
+    by_id = {block.element.get("id"): block for block in blocks}
+    for skip in (blocks[0].page.skipped, None):  # the walk's own set, or looked for again
+        _, twins = _pruned_copy(walk_top(root), [by_id["a"]], skip)
+        assert twins[by_id["a"].element].text_content() == "Alpha beta"
 
 
 def test_pruned_copy_of_a_very_deep_document() -> None:

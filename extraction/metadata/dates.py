@@ -138,6 +138,19 @@ def url_date(url: str | None) -> str | None:
     return _compose(parts[0], parts[1], parts[2])
 
 
+# A date read in the page's text this many days or fewer from the URL's date can be the article's (a story
+# filed before midnight and published after, the local day against UTC); further off, it is another date.
+URL_DATE_SLACK_DAYS = 1
+
+
+def near_day(value: str, day: str | None) -> bool:
+    """Return whether the date ``value`` (ISO 8601) is at most ``URL_DATE_SLACK_DAYS`` from ``day`` (YYYY-MM-DD);
+    True without a ``day``."""
+    if not day:
+        return True
+    return abs((date.fromisoformat(value[:10]) - date.fromisoformat(day)).days) <= URL_DATE_SLACK_DAYS
+
+
 def fetch_time(value: str | None) -> datetime | None:
     if not value:
         return None

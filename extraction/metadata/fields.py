@@ -9,7 +9,7 @@ import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field
-from datetime import UTC, date, datetime
+from datetime import UTC, datetime
 from html import unescape
 from typing import Any
 
@@ -34,6 +34,7 @@ from extraction.metadata.dates import (
     MODIFIED_WORDS,
     fetch_time,
     htmldate_date,
+    near_day,
     parse_date,
     relative_date,
     url_date,
@@ -222,19 +223,6 @@ def choose_title(candidates: list[tuple[str, str]], h1s: list[str], site_name: s
 # --- the page -------------------------------------------------------------------------------------
 
 
-# A date read in the page's text this many days or fewer from the URL's date can be the article's (a story
-# filed before midnight and published after, the local day against UTC); further off, it is another date.
-URL_DATE_SLACK_DAYS = 1
-
-
-def _near_day(value: str, day: str | None) -> bool:
-    """Return whether the date ``value`` (ISO 8601) is at most ``URL_DATE_SLACK_DAYS`` from ``day`` (YYYY-MM-DD);
-    True without a ``day``."""
-    if not day:
-        return True
-    return abs((date.fromisoformat(value[:10]) - date.fromisoformat(day)).days) <= URL_DATE_SLACK_DAYS
-
-
 def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterable[str] = (), *,
                   listed_date: str | None = None, fetched_at: str | None = None,
                   dates_by_htmldate: bool = True, headline: bool = True,
@@ -388,8 +376,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 break
     if not found.date_published or not found.date_modified:
         # Labelled head lines ("发布时间", "Posted", "来源") first: a date inside a sentence may be any date. A
-        # publish date more than URL_DATE_SLACK_DAYS from the URL's date is another date (the masthead's today,
-        # another story's in a sidebar): the next line's is read, else the URL's (6.) is the page's.
+        # publish date not near the URL's date (``near_day``) is another date (the masthead's today, another
+        # story's in a sidebar): the next line's is read, else the URL's (6.) is the page's.
         in_url = url_date(url)
         for line in [*scan.datelines, *sorted(head, key=lambda line: not DATELINE_WORDS.search(line))]:
             value = parse_date(line, max_year) or relative_date(line, fetched)
@@ -400,9 +388,9 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 # "2019-02-23, 09:14 PM (This post was last modified: 2019-02-24 ...)": the date before the words
                 # is the post's.
                 before = parse_date(line[:modified.start()], max_year)
-                put("date_published", before if before and _near_day(before, in_url) else None, "byline")
+                put("date_published", before if before and near_day(before, in_url) else None, "byline")
                 put("date_modified", parse_date(line[modified.start():], max_year) if before else value, "byline")
-            elif _near_day(value, in_url):
+            elif near_day(value, in_url):
                 put("date_published", value, "byline")
             if found.date_published:
                 break

@@ -374,11 +374,11 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             if names:
                 put("authors", names[:MAX_AUTHORS], "byline")
                 break
+    in_url = url_date(url)  # read here (5.) and given when nothing before it gave a date (6.)
     if not found.date_published or not found.date_modified:
         # Labelled head lines ("发布时间", "Posted", "来源") first: a date inside a sentence may be any date. A
         # publish date not near the URL's date (``near_day``) is another date (the masthead's today, another
         # story's in a sidebar): the next line's is read, else the URL's (6.) is the page's.
-        in_url = url_date(url)
         for line in [*scan.datelines, *sorted(head, key=lambda line: not DATELINE_WORDS.search(line))]:
             value = parse_date(line, max_year) or relative_date(line, fetched)
             if not value:
@@ -395,7 +395,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             if found.date_published:
                 break
     # 6.-8. URL, the feed or sitemap, htmldate
-    put("date_published", url_date(url), "url")
+    put("date_published", in_url, "url")
     put("date_published", parse_date(listed_date, max_year), "listing")
     if not found.date_published and dates_by_htmldate:
         put("date_published", htmldate_date(root, url), "htmldate")

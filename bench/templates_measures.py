@@ -26,7 +26,7 @@ from evaluation.metrics import PageCounts, corpus_prf, word_tokens
 from extraction import templates as algo
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
-from extraction.dom.text import INVISIBLE_TAGS, is_hidden, visible_text
+from extraction.dom.text import INVISIBLE_TAGS, document_body, is_hidden, visible_text
 from extraction.templates import BatchCache, Decision, GuardRule, Leaf, Template, TemplateSet, leaf_tags
 from templates_db.library import TemplateLibrary, TemplatesConfig
 from templates_db.store import open_store
@@ -191,8 +191,7 @@ def residual_noise(root: html.HtmlElement, page: LoadedPage, cache: BatchCache,
             return "unique_to_page"
         return "on_1_2_other_pages" if frequency < algo.MIN_FREQUENCY else "other"
 
-    bodies = root.xpath("//body")
-    top = bodies[0] if bodies else root
+    top = document_body(root)
     skip = inside_unit = 0
     for event, element in etree.iterwalk(top, events=("start", "end")):
         if not isinstance(element.tag, str):

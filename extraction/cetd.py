@@ -33,7 +33,7 @@ from lxml import html
 from extraction.dom.html import page_title
 from extraction.dom.preprocess import preprocess
 from extraction.dom.stats import DomStats, compute_stats
-from extraction.dom.text import visible_text
+from extraction.dom.text import document_body, visible_text
 from extraction.methods import Extraction, register
 
 NAME = "cetd-tpc"
@@ -105,8 +105,7 @@ def score(stats: DomStats) -> CetdScores:
 
 def content_block(root: html.HtmlElement) -> html.HtmlElement | None:
     """Return the element with the largest TDTPC in an already preprocessed page (None if no text)."""
-    bodies = root.xpath("//body")
-    scores = score(compute_stats(bodies[0] if bodies else root))
+    scores = score(compute_stats(document_body(root)))
     return scores.stats.elements[scores.best] if scores.best >= 0 else None
 
 

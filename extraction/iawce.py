@@ -37,6 +37,7 @@ from extraction.cetd import block_text
 from extraction.dom.html import page_title
 from extraction.dom.preprocess import ARTICLE_NOISE, LIST_NOISE, preprocess
 from extraction.dom.stats import DomStats, compute_stats
+from extraction.dom.text import document_body
 from extraction.methods import Extraction, ListEntry, register
 
 ARTICLE_NAME = "iawce-article"
@@ -47,11 +48,6 @@ ARTICLE_MIN_GAP = 100
 ARTICLE_PICK_EARLIER = False
 # Paper 000, algorithm 2: "將統計的衡量單元限定在 n=15".
 LIST_TOP_N = 15
-
-
-def _top(root: html.HtmlElement) -> html.HtmlElement:
-    bodies = root.xpath("//body")
-    return bodies[0] if bodies else root
 
 
 def article_node(stats: DomStats, earlier: bool = ARTICLE_PICK_EARLIER) -> int:
@@ -83,7 +79,7 @@ def extract_article(root: html.HtmlElement, url: str | None = None) -> Extractio
     """Return I-AWCE's article extraction of a parsed page (the page itself is not modified)."""
     title = page_title(root)
     cleaned = preprocess(copy.deepcopy(root), ARTICLE_NOISE)
-    stats = compute_stats(_top(cleaned))
+    stats = compute_stats(document_body(cleaned))
     text = block_text(stats.elements[article_node(stats)]) if stats.cn[0] else ""
     return Extraction(method=ARTICLE_NAME, text=text, title=title, page_type="article")
 
@@ -120,7 +116,7 @@ def extract_list(root: html.HtmlElement, url: str | None = None) -> Extraction:
     """Return I-AWCE's list extraction: one entry (text, link) per element of the chosen key."""
     title = page_title(root)
     cleaned = preprocess(copy.deepcopy(root), LIST_NOISE)
-    stats = compute_stats(_top(cleaned))
+    stats = compute_stats(document_body(cleaned))
     entries = []
     for i in list_items(stats):
         text = " ".join(stats.elements[i].text_content().split())

@@ -43,7 +43,7 @@ from lxml import etree, html
 from extraction.dom.html import page_title
 from extraction.dom.preprocess import PreprocessOptions, noise_nodes, remove_keep_tail
 from extraction.dom.stats import DomStats, compute_stats
-from extraction.dom.text import visible_text
+from extraction.dom.text import document_body, visible_text
 from extraction.methods import Extraction, ListEntry, register
 
 NAME = "list"
@@ -89,11 +89,6 @@ _DIGITS_RE = re.compile(r"\d+")
 _SKIP_HREF_RE = re.compile(r"^\s*(?:#|javascript:|mailto:|tel:|data:)", re.IGNORECASE)
 
 
-def _body(root: html.HtmlElement) -> html.HtmlElement:
-    bodies = root.xpath("//body")
-    return bodies[0] if bodies else root
-
-
 def clean_list_page(root: html.HtmlElement) -> html.HtmlElement:
     """Return a cleaned copy of the page's body (step 1 of the module docstring); ``root`` is unchanged."""
     page = copy.deepcopy(root)
@@ -113,7 +108,7 @@ def list_page_noise(root: html.HtmlElement) -> tuple[html.HtmlElement, list[etre
     """
     removed = noise_nodes(root, LIST_PAGE_NOISE)
     gone = set(removed)
-    body = _body(root)
+    body = document_body(root)
     top = root if body in gone else body  # a hidden <body> goes: what is left is the root
     removed += top.iter(*FORM_CONTROLS)
     gone.update(removed)

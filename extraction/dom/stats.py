@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from lxml import etree, html
 
@@ -35,15 +36,16 @@ def text_length(text: str | None) -> int:
 
 @dataclass
 class DomStats:
-    """Per-element statistics in parallel lists, document order (index 0 is the walk's top)."""
+    """Per-element statistics in parallel lists, document order (index 0 is the walk's top).
+
+    ``children``, ``depth`` and ``cls`` (read by I-AWCE and the list reader only) are derived from
+    ``parent`` and ``elements`` the first time they are read, not in the walk every page pays for.
+    """
 
     elements: list[html.HtmlElement] = field(default_factory=list)
     index: dict[html.HtmlElement, int] = field(default_factory=dict)
     parent: list[int] = field(default_factory=list)  # -1 for the top element
-    children: list[list[int]] = field(default_factory=list)  # element children, in order
-    depth: list[int] = field(default_factory=list)  # top element = 1 (paper 000, figure 7)
     path: list[int] = field(default_factory=list)  # interned tag-path id, see path_str()
-    cls: list[str] = field(default_factory=list)  # class attribute, whitespace-normalised
     in_link: list[bool] = field(default_factory=list)  # the element is or is inside an <a>
     cn: list[int] = field(default_factory=list)
     lcn: list[int] = field(default_factory=list)
@@ -57,6 +59,28 @@ class DomStats:
 
     def __len__(self) -> int:
         return len(self.elements)
+
+    @cached_property
+    def children(self) -> list[list[int]]:
+        """Per element, its element children's indices, in order."""
+        children: list[list[int]] = [[] for _ in self.elements]
+        for i, parent in enumerate(self.parent):
+            if parent >= 0:
+                children[parent].append(i)
+        return children
+
+    @cached_property
+    def depth(self) -> list[int]:
+        """Per element, its depth: the top element is 1 (paper 000, figure 7)."""
+        depth: list[int] = []
+        for parent in self.parent:  # pre-order: a parent comes before its children
+            depth.append(depth[parent] + 1 if parent >= 0 else 1)
+        return depth
+
+    @cached_property
+    def cls(self) -> list[str]:
+        """Per element, its class attribute, whitespace-normalised."""
+        return [" ".join(value.split()) if (value := element.get("class")) else "" for element in self.elements]
 
     def path_str(self, path_id: int) -> str:
         """Return the tag path of a path id as text, e.g. ``"html/body/div/p"``."""
@@ -76,12 +100,13 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
     making one.
     """
     s = DomStats()
-    # The walk runs once per page on every element: the lists' methods are bound once, and the text
-    # nodes of indentation alone (most of them) are passed over without a call.
-    elements, parents, children, depths, paths = s.elements, s.parent, s.children, s.depth, s.path
-    classes, in_links, index = s.cls, s.in_link, s.index
+    # The walk runs once per page on every element (twice on list pages): the lists' methods are bound
+    # once, a text node is counted inline (``_own_text``), and the text nodes of indentation alone
+    # (most of them) are passed over without a call.
+    elements, parents, paths, in_links, index = s.elements, s.parent, s.path, s.in_link, s.index
     cn, lcn, tn, ltn = s.cn, s.lcn, s.tn, s.ltn
     text_nodes, own_len, own_nodes = s.text_nodes, s.own_text_len, s.own_text_nodes
+    path_parents, path_tags = s.path_parent, s.path_tag
     path_ids: dict[tuple[int, str], int] = {}
     stack: list[int] = []  # indices of the open elements
     pending: list[str] = []  # per open element: the text node being read (text or tails between children)
@@ -99,32 +124,32 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
                 parent = stack[-1]
                 text = pending[-1]  # the text node before this child ends here
                 if text and not text.isspace():  # most are indentation: no call for them
-                    _add_own_text(s, parent, text)
+                    length = len(" ".join(text.split()))
+                    own_len[parent] += length
+                    own_nodes[parent] += 1
+                    cn[parent] += length
+                    text_nodes[parent] += 1
+                    if in_links[parent]:
+                        lcn[parent] += length
                 pending[-1] = ""
                 path_parent = paths[parent]
-                depth = depths[parent] + 1
                 parent_in_link = in_links[parent]
             else:
                 parent = path_parent = -1
-                depth = 1
                 parent_in_link = False
             i = len(elements)
             tag = node.tag.lower()
             key = (path_parent, tag)
             path = path_ids.get(key)
             if path is None:
-                path = path_ids[key] = len(s.path_tag)
-                s.path_parent.append(path_parent)
-                s.path_tag.append(tag)
+                path = path_ids[key] = len(path_tags)
+                path_parents.append(path_parent)
+                path_tags.append(tag)
             is_link = tag == LINK_TAG
             elements.append(node)
             index[node] = i
             parents.append(parent)
-            children.append([])
-            depths.append(depth)
             paths.append(path)
-            cls = node.get("class")
-            classes.append(" ".join(cls.split()) if cls else "")
             in_links.append(is_link or parent_in_link)
             cn.append(0)
             lcn.append(0)
@@ -133,8 +158,6 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
             own_nodes.append(0)
             tn.append(1)  # the block contains its own root tag
             ltn.append(1 if is_link else 0)
-            if parent >= 0:
-                children[parent].append(i)
             stack.append(i)
             pending.append(node.text or "")
         elif event == "end":
@@ -162,6 +185,7 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
 
 
 def _add_own_text(s: DomStats, i: int, text: str | None) -> None:
+    """Count ``text`` as a direct text node of element ``i`` (the walk does the same inline)."""
     length = text_length(text)
     if not length:
         return

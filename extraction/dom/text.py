@@ -40,6 +40,14 @@ def is_hidden(element: html.HtmlElement) -> bool:
     return bool(style and _HIDDEN_STYLE_RE.search(style))
 
 
+def document_body(root: html.HtmlElement) -> html.HtmlElement:
+    """Return the first ``<body>`` of ``root``'s document (what XPath ``//body`` finds first), else ``root``.
+
+    Found with lxml's tag filter, which stops at the body near the top: an XPath ``//`` query walks the
+    whole page in libxml2 (0.3 ms on a WCXB page)."""
+    return next(root.getroottree().getroot().iter("body"), root)
+
+
 def visible_text(root: html.HtmlElement) -> str:
     """Return the visible text under ``root``: one line per block, whitespace collapsed.
 
@@ -47,8 +55,7 @@ def visible_text(root: html.HtmlElement) -> str:
     tail). Iterative (no recursion) so that very deep documents do not hit Python's
     recursion limit.
     """
-    bodies = root.xpath(".//body")
-    top = bodies[0] if bodies else root
+    top = next(root.iterdescendants("body"), root)  # ".//body": a subtree's own text, not its document's body
     parts: list[str] = []
     skip_depth = 0
     for event, element in etree.iterwalk(top, events=("start", "end")):

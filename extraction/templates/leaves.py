@@ -13,7 +13,7 @@ from lxml import etree, html
 from rapidfuzz import process
 from rapidfuzz.distance import Levenshtein
 
-from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+from extraction.dom.text import INVISIBLE_TAGS, document_body, is_hidden
 
 # Paper 004: texts whose shorter one has at most 8 characters must be equal; beyond that one
 # edit is allowed per 8 characters of the shorter text: D <= min(len(a), len(b)) / 8.
@@ -86,8 +86,7 @@ def leaf_tags(root: html.HtmlElement, max_chars: int = MAX_TEMPLATE_CHARS,
     Leaves with more than ``max_chars`` characters are left out; at most ``limit`` are returned.
     One pass over the elements; invisible subtrees are collected first (they are few).
     """
-    bodies = root.xpath("//body")
-    top = bodies[0] if bodies else root
+    top = document_body(root)
     excluded = _invisible(top)
     leaves: list[Leaf] = []
     for element in top.iter():

@@ -206,7 +206,9 @@ def page_title(root: html.HtmlElement) -> str | None:
 def declared_lang(root: html.HtmlElement) -> str | None:
     """Return the primary language subtag of <html lang> or Content-Language meta, lower-cased."""
     candidates = [root.get("lang"), root.get("{http://www.w3.org/XML/1998/namespace}lang")]
-    candidates += root.xpath("//meta[translate(@http-equiv,'LANGUAGE','language')='content-language']/@content")
+    # http-equiv is case-insensitive ("Content-Language", "content-language", "CONTENT-LANGUAGE")
+    candidates += [meta.get("content") for meta in root.getroottree().getroot().iter("meta")
+                   if (meta.get("http-equiv") or "").lower() == "content-language"]
     for value in candidates:
         primary = (value or "").strip().split(",")[0].strip().replace("_", "-").split("-")[0].lower()
         if _LANG_SUBTAG_RE.fullmatch(primary):  # not "lang=" or "{{ locale }}" a template left

@@ -123,6 +123,15 @@ def test_title_and_lang() -> None:
     assert declared_lang(root) is None
 
 
+def test_the_declared_language_from_a_content_language_meta_in_any_case() -> None:
+    # http-equiv names are case-insensitive: 83 dataset pages without <html lang> write "Content-Language"
+    for name in ("content-language", "Content-Language", "CONTENT-LANGUAGE"):
+        root = parse_html(f'<html><head><meta http-equiv="{name}" content="de-DE"></head><body></body></html>')
+        assert declared_lang(root) == "de"
+    root = parse_html('<html><head><meta http-equiv="Content-Type" content="text/html"></head></html>')
+    assert declared_lang(root) is None
+
+
 def test_a_title_holding_script_or_markup() -> None:
     # A title left open runs on into the page's source: cut where the markup starts (the parse closes it too).
     assert title_text("Antitrust cases</titavaScript\" src=\"/general.js\"></script> " + "<script></script> " * 40) \

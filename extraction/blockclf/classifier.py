@@ -48,6 +48,7 @@ from extraction.blockclf.rules import (
     comment_blocks,
     declared_body,
     enclosing_block,
+    flat_threads,
     lead_blocks,
     link_lists,
     missed_body,
@@ -248,7 +249,8 @@ class BlockDecision:
     fallback: bool = False
     capped: int = 0  # blocks dropped unscored (MAX_BLOCKS)
     model: str = NAME  # which block model decided: "svm", or "stack" (the stacked model)
-    comments: int = 0  # kept blocks dropped as a comment thread (``comment_blocks``)
+    comments: int = 0  # kept blocks dropped as a comment thread (``comment_blocks``, ``flat_threads``)
+    thread_lines: int = 0  # kept paragraphs dropped in a thread laid out flat after its heading (``flat_threads``)
     siblings: int = 0  # blocks kept for their kept siblings (``sibling_blocks``)
     nested: int = 0  # blocks kept for lying inside a kept block, between its paragraphs (``nested_blocks``)
     outside: int = 0  # kept blocks dropped outside the main region (``outside_main_region``)
@@ -272,7 +274,7 @@ class BlockDecision:
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
                   "related": self.related, "link_lists": self.link_lists, "sidebars": self.sidebars,
                   "teasers": self.teasers, "missed_body": self.missed_body, "enclosing": self.enclosing,
-                  "link_tail": self.link_tail, "headings": self.headings}
+                  "link_tail": self.link_tail, "headings": self.headings, "thread_lines": self.thread_lines}
         return {name: value for name, value in counts.items() if value}
 
     @property
@@ -394,6 +396,13 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in enclosing_block(blocks, kept):
             kept[i] = True
             decision.enclosing += 1
+    # A thread laid out flat after its heading, read on what the rules above kept (the article's own block, which
+    # holds the thread's lines, is often kept by enclosing_block).
+    flat_blocks, thread_lines = flat_threads(root, blocks, kept) if drop_comments else ([], [])
+    for i in flat_blocks:
+        kept[i] = False
+        decision.comments += 1
+    in_threads.update(flat_blocks)
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows
@@ -419,6 +428,10 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
             decision.paragraphs.append(flags)
         else:
             decision.paragraphs.append([True] * len(block.paragraphs))
+    for i, j in thread_lines:  # the thread's lines in the article's own block (read before the rules above)
+        if kept[i] and decision.paragraphs[i][j]:
+            decision.paragraphs[i][j] = False
+            decision.thread_lines += 1
     if typed_as == "article" or decision.read_as_article:
         for i, j in trailing_headings(root, blocks, kept, decision.paragraphs):
             decision.paragraphs[i][j] = False

@@ -551,6 +551,62 @@ def _headed_thread(element: html.HtmlElement, named: dict[html.HtmlElement, html
     return len(text) <= _COMMENT_HEADING_CHARS and _COMMENT_HEADING_RE.search(text) is not None
 
 
+# A flat thread's heading, its whole text: "Comments", "1 Comment", "12 Comments »", "Comments (26)", "16 Responses
+# to “...”", "Leave a Reply", "网友评论"; not "Discussion" (a documentation page's section) nor a bare "Comment" (an
+# article's section: "Comment", "Briefing", "Access" in a list of tips).
+_THREAD_HEADING_RE = re.compile(
+    r"^\W*(?:\d+\s+(?:comments?|responses?|replies)|comments|responses|replies|reader comments|"
+    r"leave a (?:comment|reply))(?:\s*\(\d+\))?(?:\s+to\s.*)?\W*$|^\W*(?:网友)?评论\W*$", re.I)
+FLAT_THREAD_MIN_BEFORE = 100  # kept characters before a flat thread's heading: the article it follows
+
+
+def flat_threads(root: html.HtmlElement, blocks: Sequence[Block],
+                 kept: Sequence[bool]) -> tuple[list[int], list[tuple[int, int]]]:
+    """Return the kept blocks and the paragraphs (block, paragraph) of a readers' thread laid out flat after its
+    heading, in no container of its own: Movable Type's ``<h2 id="comments">Comments</h2>`` followed, in the
+    article's own ``<div>``, by each comment's ``<div>`` and its "Posted by: ... at ..." line. The thread is the
+    heading (``_THREAD_HEADING_RE``, its whole text) and what follows it in its parent: the blocks inside the
+    heading's later siblings and, when the parent is a block, the parent's own lines from the heading on. Only
+    after a kept article: at least ``FLAT_THREAD_MIN_BEFORE`` kept characters before the heading."""
+    index = {block.element: i for i, block in enumerate(blocks)}
+    drop_blocks: set[int] = set()
+    drop_lines: list[tuple[int, int]] = []
+    for heading in root.iter(*_HEADINGS):
+        text = " ".join(heading.text_content().split())
+        parent = heading.getparent()
+        if parent is None or len(text) > _COMMENT_HEADING_CHARS or not _THREAD_HEADING_RE.match(text):
+            continue
+        owner = index.get(parent)  # the parent is a block: its own lines hold the heading
+        line = next((p.line_start for p in blocks[owner].paragraphs if p.text == text), None) \
+            if owner is not None else None
+        later = set(heading.itersiblings())
+        inside = [i for i, block in enumerate(blocks) if kept[i] and _below(block.element, parent, later)]
+        starts = [blocks[i].paragraphs[0].line_start for i in inside] + ([line] if line is not None else [])
+        if not starts:
+            continue
+        start = min(starts)
+        before = sum(p.chars for i, block in enumerate(blocks) if kept[i]
+                     for p in block.paragraphs if p.line_start < start)
+        if before < FLAT_THREAD_MIN_BEFORE:
+            continue
+        drop_blocks.update(inside)
+        if owner is not None and line is not None:
+            drop_lines.extend((owner, j) for j, p in enumerate(blocks[owner].paragraphs) if p.line_start >= line)
+        break  # the first thread heading: what follows it is the thread
+    return sorted(drop_blocks), drop_lines
+
+
+def _below(element: html.HtmlElement, parent: html.HtmlElement, later: set[html.HtmlElement]) -> bool:
+    """Return whether ``element`` is one of ``later`` (children of ``parent``) or inside one."""
+    node: html.HtmlElement | None = element
+    while node is not None:
+        up = node.getparent()
+        if up is parent:
+            return node in later
+        node = up
+    return False
+
+
 def _in_thread_by_id(element: html.HtmlElement) -> bool:
     """Return whether an ancestor-or-self of ``element`` has an id that names comments (``_COMMENT_ID_RE``:
     ``<div id="comments">``, ``id="comments_container"``): an id names one part of the page, and the article's

@@ -133,6 +133,43 @@ def test_a_thread_headed_comments_is_a_thread_whatever_its_items_markup() -> Non
     assert all(comment in found for comment in COMMENTS) and "river fish" not in found
 
 
+def _flat_thread_page(heading: str) -> str:
+    # Movable Type (Dragnet R187): the post's paragraphs, its "Posted by" line, the thread's heading and each
+    # comment's <div> with its "Posted by:" line, all children of the post's own <div>.
+    comments = "".join(f"<div id='c{i}'><p>{text}</p></div><p class='posted'>Posted by: reader{i} at 9:0{i} AM</p>"
+                       for i, text in enumerate(COMMENTS))
+    return ("<html><body><div id='nav'><a href='/'>Home</a></div><div class='content'><h3>At the market</h3>"
+            "<p>The stalls opened at dawn and the first buyers came for the river fish, which the boats had brought "
+            "in before the fog.</p><p class='posted'>Posted by laurie at 8:00 AM</p>"
+            f"<h2 id='comments'>{heading}</h2>{comments}</div><div id='footer'>Contact us</div></body></html>")
+
+
+def test_a_thread_laid_out_flat_after_its_heading_is_dropped() -> None:
+    for heading in ("Comments", "2 Comments »", "Comments (2)", "2 Responses to “At the market”", "网友评论"):
+        root = parse_html(_flat_thread_page(heading))
+        blocks = page_blocks(root)
+        dropped, lines = rules.flat_threads(root, blocks, [True] * len(blocks))
+        gone = [blocks[i].text for i in dropped] + [blocks[i].paragraphs[j].text for i, j in lines]
+        assert all(comment in gone for comment in COMMENTS), heading
+        assert heading in gone and "Posted by: reader0 at 9:00 AM" in gone, heading
+        left = [p.text for i, block in enumerate(blocks) if i not in dropped for j, p in enumerate(block.paragraphs)
+                if (i, j) not in lines]
+        assert any("river fish" in text for text in left) and "Posted by laurie at 8:00 AM" in left
+        assert "Contact us" in left  # after the heading's parent: not the thread's
+
+
+def test_a_section_called_comment_or_a_thread_heading_before_any_text_is_no_flat_thread() -> None:
+    # A bare "Comment" is an article's section (Dragnet R179: "Comment", "Briefing", "Access" in a list of tips).
+    root = parse_html(_flat_thread_page("Comment"))
+    blocks = page_blocks(root)
+    assert rules.flat_threads(root, blocks, [True] * len(blocks)) == ([], [])
+    # Nothing kept before the heading (under FLAT_THREAD_MIN_BEFORE characters): no article for it to follow.
+    root = parse_html(_flat_thread_page("Comments"))
+    blocks = page_blocks(root)
+    kept = [not any("river fish" in p.text for p in block.paragraphs) for block in blocks]
+    assert rules.flat_threads(root, blocks, kept) == ([], [])
+
+
 def test_container_named_after_comments_around_the_article_is_not_a_thread() -> None:
     root = parse_html(page_with_comments("<div id='story' class='post has-comments'>"))
     blocks = page_blocks(root)
@@ -589,7 +626,11 @@ def test_headings_at_the_end_of_the_text_are_dropped(monkeypatch: pytest.MonkeyP
     assert models.stack is not None
     monkeypatch.setattr(classifier._StackModel, "content_probability",
                         lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
-    decision = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    # ("Leave a Reply" alone after the post is a flat thread's heading, which flat_threads drops on every type.)
+    shared = page.replace("Leave a Reply", "Share this story")
+    decision = classify(parse_html(shared), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
     assert decision.headings == 2 and decision.text.endswith("the mayor said.")
-    listing = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
-    assert listing.headings == 0 and listing.text.endswith("Leave a Reply")
+    listing = classify(parse_html(shared), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert listing.headings == 0 and listing.text.endswith("Share this story")
+    flat = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert flat.thread_lines == 1 and flat.text.endswith("Related posts:")

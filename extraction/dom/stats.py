@@ -101,8 +101,7 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
     """
     s = DomStats()
     # The walk runs once per page on every element (twice on list pages): the lists' methods are bound
-    # once, a text node is counted inline (``_own_text``), and the text nodes of indentation alone
-    # (most of them) are passed over without a call.
+    # once, and the text nodes of indentation alone (most of them) are passed over without a call.
     elements, parents, paths, in_links, index = s.elements, s.parent, s.path, s.in_link, s.index
     cn, lcn, tn, ltn = s.cn, s.lcn, s.tn, s.ltn
     text_nodes, own_len, own_nodes = s.text_nodes, s.own_text_len, s.own_text_nodes
@@ -124,13 +123,7 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
                 parent = stack[-1]
                 text = pending[-1]  # the text node before this child ends here
                 if text and not text.isspace():  # most are indentation: no call for them
-                    length = len(" ".join(text.split()))
-                    own_len[parent] += length
-                    own_nodes[parent] += 1
-                    cn[parent] += length
-                    text_nodes[parent] += 1
-                    if in_links[parent]:
-                        lcn[parent] += length
+                    _add_own_text(s, parent, text)
                 pending[-1] = ""
                 path_parent = paths[parent]
                 parent_in_link = in_links[parent]
@@ -185,7 +178,7 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
 
 
 def _add_own_text(s: DomStats, i: int, text: str | None) -> None:
-    """Count ``text`` as a direct text node of element ``i`` (the walk does the same inline)."""
+    """Count ``text`` as a direct text node of element ``i``."""
     length = text_length(text)
     if not length:
         return

@@ -452,13 +452,13 @@ def _meta_features(root: html.HtmlElement) -> list[float]:
 
 def _cue_features(root: html.HtmlElement, blocks: Sequence[Block], text_chars_log: float) -> list[float]:
     top = walk_top(root)
-    # Counted with lxml's tag filter in C, not XPath's node sets (the top is a <body> or a fragment's root, never
-    # one of these tags, so "iter" counts what ".//" did).
-    controls = sum(1 for _ in top.iter("input", "select", "textarea", "button"))
-    code = sum(1 for _ in top.iter("pre", "code"))
+    # Counted with lxml's tag filter in C ("iterdescendants": what ".//" selects), not XPath's sorted node sets.
+    controls = sum(1 for _ in top.iterdescendants("input", "select", "textarea", "button"))
+    code = sum(1 for _ in top.iterdescendants("pre", "code"))
     prices = sum(len(_PRICE_RE.findall(block.text)) for block in blocks)
-    videos = sum(1 for node in top.iter("video", "iframe") if node.tag == "video" or _is_player(node.get("src")))
-    images = sum(1 for _ in top.iter("img"))
+    videos = sum(1 for node in top.iterdescendants("video", "iframe")
+                 if node.tag == "video" or _is_player(node.get("src")))
+    images = sum(1 for _ in top.iterdescendants("img"))
     chars = math.expm1(text_chars_log)  # Latin-equivalent characters
     return [_log(float(controls)), _log(float(code)), _log(prices), _log(float(videos)), _log(float(images)),
             _log(1000.0 * float(images) / max(chars, 1.0))]

@@ -348,7 +348,7 @@ def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
 # A container of links to other articles, named as a word of a class or id token (split as for a lead): "related",
 # Jetpack's "jp-relatedposts", YARPP, Outbrain and Taboola widgets, "most popular" and "trending" boxes.
 _RELATED_WORDS = frozenset({"related", "relatedposts", "recommended", "recommendations", "recommendation", "outbrain",
-                            "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular"})
+                            "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular", "promo"})
 _SLUG_HYPHENS = 3  # an id with this many hyphens is a heading's anchor ("how-popular-are-..."), not a name
 
 

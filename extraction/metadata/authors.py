@@ -5,6 +5,7 @@ unlabelled forum and blog bylines); the authors an extracted text names."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from urllib.parse import urlsplit
 
 from extraction.metadata.dates import MONTH_NAMES
@@ -39,6 +40,8 @@ _ZH_SIGNED_RE = re.compile(rf"(?:^|(?<=[。！？!?”\"]))\s*[（(]\s*({_ZH_NAM
                            r"\s*[）)]\s*$")
 # A byline without a label: "ggjjzhzz 发表于 2005-9-15" (a blog's or forum's user), "[ 黄宇 ] 来源：[ 国际金融报 ]".
 _ZH_POSTED_RE = re.compile(r"(?:^|(?<=\s))([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}")
+_ZH_POSTED_LINE_RE = re.compile(r"^([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}\D")  # the same, a line of its own
+_ZH_LONE_NAME_RE = re.compile(r"[\u4e00-\u9fff]{2,3}")
 _ZH_BRACKETED_RE = re.compile(rf"[\[［【]\s*({_ZH_NAME})\s*[\]］】]\W{{0,3}}来源")
 # A reporter's closing line of its own: "新京报记者 彭冲 山东冠县报道" (an outlet, 记者, the names, a place and
 # 报道). Looked for in every line after the headline: papers sign at the end, sometimes after text that the
@@ -50,7 +53,7 @@ _ZH_NOT_A_NAME_RE = re.compile(r"未知|佚名|匿名|不详|"  # "unknown", "an
                                r"记者|编辑|作者|首页|文章|频道|专栏|责任|阅读|访问|统计|全文|展开|查看|更多|返回|待续|组图|资料|视频|"
                                r"完|续|篇|本文|本站|[网报社台站图]$|"
                                # a compiler's words after the reporter's name ("记者陈智 整合"), a forum's buttons
-                               r"整合|整理|综合|编译|摄影|翻译|校对|回复|评论|分享|收藏|打印|登录|注册|关闭|字号")
+                               r"整合|整理|综合|编译|摄影|翻译|校对|回复|评论|分享|收藏|打印|登录|注册|关闭|字号|公告|搜索")
 _AUTHOR_SPLIT_RE = re.compile(r"\s*(?:,|;|&|\band\b|\bund\b|\bet\b|、|，|；|\s和\s|\||"
                               r"\((?:with|avec|mit|con)\s)\s*", re.I)  # "A (avec B et C)"
 # A role after a name ends the names: "Zackery Cuevas Writer, Hardware", "Rasmus Barslund Founder, Lead Reviewer",
@@ -178,6 +181,20 @@ def zh_authors(text: str) -> list[str]:
                 and not _NOT_A_NAME_RE.search(unlabelled.group(1)):
             return [unlabelled.group(1)]
     return []
+
+
+def zh_posted_user(lines: Iterable[str]) -> list[str]:
+    """Return the user of the first line of its own that reads "网名 发表于 2005-9-15 11:46:00" (a blog's footer
+    under the post, after it the comments'), as a one-name list; [] without one."""
+    posted = (_ZH_POSTED_LINE_RE.match(line.strip()) for line in lines if "发表于" in line)
+    user = next((match.group(1) for match in posted if match), None)
+    return [user] if user and not _ZH_NOT_A_NAME_RE.search(user) else []
+
+
+def zh_lone_name(line: str) -> list[str]:
+    """Return ``line`` as a one-name list when it is a Chinese name alone (two or three Han characters, no word
+    that is no name): read on the line after an article's headline ("犬儒病(上) / 胡平 / ——当代中国的...")."""
+    return [line] if _ZH_LONE_NAME_RE.fullmatch(line) and not _ZH_NOT_A_NAME_RE.search(line) else []
 
 
 def zh_names(names: str) -> list[str]:

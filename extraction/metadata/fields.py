@@ -27,7 +27,9 @@ from extraction.metadata.authors import (
     split_authors,
     without_outlet,
     zh_authors,
+    zh_lone_name,
     zh_names,
+    zh_posted_user,
 )
 from extraction.metadata.dates import (
     DATELINE_WORDS,
@@ -365,6 +367,10 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if not found.authors:
         closing = (ZH_CLOSING_RE.match(line.strip()) for line in page_lines[start:] if "记者" in line)
         put("authors", next((zh_names(match.group(1)) for match in closing if match), [])[:MAX_AUTHORS], "byline")
+    if not found.authors:  # a blog's "ggjjzhzz 发表于 2005-9-15 11:46:00" under the post, anywhere after the headline
+        put("authors", zh_posted_user(page_lines[start:]), "byline")
+    if not found.authors and headline and len(head) > 1:  # on an article, a name alone after the headline
+        put("authors", zh_lone_name(head[1]), "byline")
     if not found.authors:
         for i, line in enumerate(head):
             by = EN_BY_RE.match(line)

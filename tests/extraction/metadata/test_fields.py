@@ -181,6 +181,32 @@ def test_a_reporters_closing_line_after_folded_text_names_the_author() -> None:
     assert page_metadata(page, None, teaser, dates_by_htmldate=False).authors == []
 
 
+def test_a_blog_users_posted_line_under_the_post_names_the_author() -> None:
+    # chinese-wced-dev's China-Pub blog: "ggjjzhzz 发表于 2005-9-15 11:46:00" after a post longer than the head
+    # lines, a comment's line after it; the first such line of its own is the post's.
+    lines = ["洞庭一叶", "陈天华《警世钟》", *(f"正文第{i}段。" for i in range(60)), "ggjjzhzz 发表于 2005-9-15 11:46:00",
+             "网友评论", "reader7 发表于 2005-9-16 08:00:00"]
+    page = parse_html("<html><body><h1>洞庭一叶</h1><p>x</p></body></html>")
+    found = page_metadata(page, None, lines, dates_by_htmldate=False)
+    assert found.authors == ["ggjjzhzz"] and found.sources["authors"] == "byline"
+    # Inside a sentence it is no byline ("本文 发表于 ..." is no user either).
+    prose = [*lines[:-3], "这篇文章 ggjjzhzz 发表于 2005-9-15 的博客上。"]
+    assert page_metadata(page, None, prose, dates_by_htmldate=False).authors == []
+
+
+def test_a_name_alone_after_an_articles_headline_is_its_author() -> None:
+    # chinese-wced-dev's Beijing Spring essays: the headline, the author's name alone, the subtitle.
+    lines = ["犬儒病(上)", "胡平", "——当代中国的精神危机 (上)", "人心不会熄灭，但它可能蒙上灰烬而不再燃烧。"]
+    page = parse_html("<html><head><title>显示</title></head><body><p>x</p></body></html>")
+    found = page_metadata(page, None, lines, dates_by_htmldate=False)
+    assert found.authors == ["胡平"] and found.sources["authors"] == "byline"
+    # Not on other page types, nor a button's or a section's word, nor a longer line.
+    assert page_metadata(page, None, lines, dates_by_htmldate=False, headline=False).authors == []
+    for second in ("搜索", "公告", "当代中国的精神危机"):
+        other = [lines[0], second, *lines[2:]]
+        assert page_metadata(page, None, other, dates_by_htmldate=False).authors == [], second
+
+
 def test_a_title_left_open_gives_no_page_source_as_the_title() -> None:
     source = " ".join(f'<script src="/js/{i}.js"></script>' for i in range(15))
     page = (f'<html><head><title>Gale to drive Nation\'?\' + OAS_query + \'"><\\/SCRIPT>\'); {source}</head>'

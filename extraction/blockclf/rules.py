@@ -50,8 +50,6 @@ _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pi
 # a comment's text ("comments-body", "commentBody", "comment-content": threads laid out flat as head, body,
 # head, body), not a container's state ("has-comments", "commentsOpen").
 _COMMENT_ITEM_RE = re.compile(r"(?<![a-z])comment(?:s?[-_]?(?:body|content|text))?(?![a-z])", re.I)
-# A thread's container by its id: "comments" as a word ("comments", "comments_container", "comment-list").
-_COMMENT_ID_RE = re.compile(r"(?<![a-z])comments?(?![a-z])", re.I)
 # A thread's heading: "Comments", "3 Responses to ...", "Leave a Reply", "Reader comments", "网友评论".
 _COMMENT_HEADING_RE = re.compile(
     r"^\W*(?:\d+\s+)?(?:comments?|responses?|replies|reader comments|discussion|leave a (?:comment|reply)|"
@@ -506,7 +504,7 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     outside = max((block for block, found in zip(blocks, nearest, strict=True) if found is None), key=_text_chars,
                   default=None)
     thread = (_comment_items(longest.element) >= MIN_THREAD_ITEMS or _one_comment_of_a_thread(longest.element)
-              or _headed_thread(longest.element, named) or _in_thread_by_id(longest.element))
+              or _headed_thread(longest.element, named))
     main = (outside if outside is not None and (outside.text_chars >= MAIN_SHARE * longest.text_chars or thread)
             else longest).element
     main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
@@ -605,14 +603,6 @@ def _below(element: html.HtmlElement, parent: html.HtmlElement, later: set[html.
             return node in later
         node = up
     return False
-
-
-def _in_thread_by_id(element: html.HtmlElement) -> bool:
-    """Return whether an ancestor-or-self of ``element`` has an id that names comments (``_COMMENT_ID_RE``:
-    ``<div id="comments">``, ``id="comments_container"``): an id names one part of the page, and the article's
-    own container is not called so (its class may be: "has-comments")."""
-    lineage = itertools.chain((element,), element.iterancestors())
-    return any(_COMMENT_ID_RE.search(node.get("id") or "") for node in lineage)
 
 
 def _comment_items(element: html.HtmlElement) -> int:

@@ -68,10 +68,8 @@ def test_a_thread_in_one_block_longer_than_the_article_is_still_a_thread() -> No
             f"</div></div><div id='comments'><ol>{items}</ol></div></body></html>")
     found = _in_threads(page)
     assert all(comment in found for comment in COMMENTS) and "river fish" not in found
-    # The same thread without comment-named items, in a container whose class names comments, is by length the
-    # main block: left to the model.
-    plain = page.replace("class='comment c", "class='note c").replace("comment-author", "note-author") \
-        .replace("<div id='comments'>", "<div class='comments'>")
+    # The same thread without comment-named items is, by length, the main block: left to the model.
+    plain = page.replace("class='comment c", "class='note c").replace("comment-author", "note-author")
     plain_blocks = page_blocks(parse_html(plain))
     assert rules.comment_blocks(plain_blocks) == []
 
@@ -88,18 +86,11 @@ def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article(
             f"</div></div><div id='comments'><dl id='comment_list'>{items}</dl></div></body></html>")
     found = _in_threads(page)
     assert long_comment in found and all(comment in found for comment in COMMENTS) and "river fish" not in found
-    # Items not named as single comments (plain items in a container whose class names comments; or named after
-    # a state of the comments, "has-comments"): by length, the longest block is then the main one, left to the
-    # model.
-    unnamed = page.replace("class='comment depth-1'", "class='note'").replace("class='comment'", "")
-    for changed in (unnamed.replace("<div id='comments'><dl id='comment_list'>", "<div class='comments'><dl>")
-                    .replace("id='comment-", "id='note-"),
-                    page.replace("class='comment", "class='has-comments").replace("id='comment-", "id='note-")
-                    .replace("id='comments'", "id='discussion'").replace("id='comment_list'", "")):
+    # Items not named as single comments (only their ids, on other elements; or named after a state of the
+    # comments, "has-comments"): by length, the longest block is then the main one, left to the model.
+    for changed in (page.replace("class='comment depth-1'", "class='note'").replace("class='comment'", ""),
+                    page.replace("class='comment", "class='has-comments").replace("id='comment-", "id='note-")):
         assert long_comment not in _in_threads(changed)
-    # With the ids that name comments, the thread is one whatever its items' classes (Dragnet R433, R434).
-    found = _in_threads(unnamed)
-    assert long_comment in found and "river fish" not in found
 
 
 def test_a_long_comment_in_a_flat_thread_of_comment_bodies_is_not_the_article() -> None:
@@ -125,12 +116,8 @@ def test_a_thread_headed_comments_is_a_thread_whatever_its_items_markup() -> Non
     for heading in ("Comments", "12 Responses to At the market", "Leave a Reply", "网友评论"):
         found = _in_threads(page(heading))
         assert all(comment in found for comment in COMMENTS) and "river fish" not in found, heading
-    # Under another heading a container whose class names comments does not make the longest block a thread; one
-    # whose id does (an id names one part of the page: "comments", "comments_container") does.
-    other = page("Our readers' market stories")
-    assert _in_threads(other.replace("id='comments'", "class='comments'")) == ""
-    found = _in_threads(other)
-    assert all(comment in found for comment in COMMENTS) and "river fish" not in found
+    # Under another heading the container's name alone does not make the longest block a thread.
+    assert _in_threads(page("Our readers' market stories")) == ""
 
 
 def _flat_thread_page(heading: str) -> str:

@@ -184,8 +184,8 @@ def test_a_reporters_closing_line_after_folded_text_names_the_author() -> None:
 def test_a_blog_users_posted_line_under_the_post_names_the_author() -> None:
     # chinese-wced-dev's China-Pub blog: "ggjjzhzz 发表于 2005-9-15 11:46:00" after a post longer than the head
     # lines, a comment's line after it; the first such line of its own is the post's.
-    lines = ["洞庭一叶", "陈天华《警世钟》", *(f"正文第{i}段。" for i in range(60)), "ggjjzhzz 发表于 2005-9-15 11:46:00",
-             "网友评论", "reader7 发表于 2005-9-16 08:00:00"]
+    lines = ["洞庭一叶", "陈天华《警世钟》", *(f"正文第{i}段。" for i in range(60)),
+             "ggjjzhzz 发表于 2005-9-15 11:46:00", "网友评论", "reader7 发表于 2005-9-16 08:00:00"]
     page = parse_html("<html><body><h1>洞庭一叶</h1><p>x</p></body></html>")
     found = page_metadata(page, None, lines, dates_by_htmldate=False)
     assert found.authors == ["ggjjzhzz"] and found.sources["authors"] == "byline"

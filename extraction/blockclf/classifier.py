@@ -396,9 +396,11 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         for i in enclosing_block(blocks, kept):
             kept[i] = True
             decision.enclosing += 1
-    # A thread laid out flat after its heading, read on what the rules above kept (the article's own block, which
-    # holds the thread's lines, is often kept by enclosing_block).
-    flat_blocks, thread_lines = flat_threads(root, blocks, kept) if drop_comments else ([], [])
+    # On an article, a thread laid out flat after its heading, read on what the rules above kept (the article's own
+    # block, which holds the thread's lines, is often kept by enclosing_block). Not on forums and Q&A pages: their
+    # "76 Replies" are the content.
+    flat = drop_comments and (typed_as == "article" or decision.read_as_article)
+    flat_blocks, thread_lines = flat_threads(root, blocks, kept) if flat else ([], [])
     for i in flat_blocks:
         kept[i] = False
         decision.comments += 1

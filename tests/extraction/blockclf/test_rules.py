@@ -613,11 +613,14 @@ def test_headings_at_the_end_of_the_text_are_dropped(monkeypatch: pytest.MonkeyP
     assert models.stack is not None
     monkeypatch.setattr(classifier._StackModel, "content_probability",
                         lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
-    # ("Leave a Reply" alone after the post is a flat thread's heading, which flat_threads drops on every type.)
+    # ("Leave a Reply" alone after the post is a flat thread's heading, which flat_threads drops first on articles.)
     shared = page.replace("Leave a Reply", "Share this story")
     decision = classify(parse_html(shared), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
     assert decision.headings == 2 and decision.text.endswith("the mayor said.")
     listing = classify(parse_html(shared), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
     assert listing.headings == 0 and listing.text.endswith("Share this story")
-    flat = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
-    assert flat.thread_lines == 1 and flat.text.endswith("Related posts:")
+    flat = classify(parse_html(page), models, page_probabilities=[0.9, 0.05, 0.05], trim=False)
+    assert (flat.thread_lines, flat.headings) == (1, 1) and flat.text.endswith("the mayor said.")
+    # Not on other page types: a forum's "76 Replies" are its content.
+    flat_list = classify(parse_html(page), models, page_probabilities=[0.05, 0.9, 0.05], trim=False)
+    assert flat_list.thread_lines == 0 and flat_list.text.endswith("Leave a Reply")

@@ -574,12 +574,16 @@ def flat_threads(root: html.HtmlElement, blocks: Sequence[Block],
         parent = heading.getparent()
         if parent is None or len(text) > _COMMENT_HEADING_CHARS or not _THREAD_HEADING_RE.match(text):
             continue
-        owner = index.get(parent)  # the parent is a block: its own lines hold the heading
-        line = next((p.line_start for p in blocks[owner].paragraphs if p.text == text), None) \
-            if owner is not None else None
         later = set(heading.itersiblings())
         inside = [i for i, block in enumerate(blocks) if kept[i] and _below(block.element, parent, later)]
-        starts = [blocks[i].paragraphs[0].line_start for i in inside] + ([line] if line is not None else [])
+        first_inside = min((blocks[i].paragraphs[0].line_start for i in inside), default=None)
+        # The heading's own line, when the parent is a block whose lines hold it: the last line of that text before
+        # the thread's first block (an earlier "12 Comments" link of the article's own line is not the heading).
+        owner = index.get(parent)
+        line = max((p.line_start for p in blocks[owner].paragraphs if p.text == text
+                    and (first_inside is None or p.line_start < first_inside)), default=None) \
+            if owner is not None else None
+        starts = ([first_inside] if first_inside is not None else []) + ([line] if line is not None else [])
         if not starts:
             continue
         start = min(starts)

@@ -188,7 +188,7 @@ def zh_posted_user(lines: Iterable[str]) -> list[str]:
     under the post, after it the comments'), as a one-name list; [] without one."""
     posted = (_ZH_POSTED_LINE_RE.match(line.strip()) for line in lines if "发表于" in line)
     user = next((match.group(1) for match in posted if match), None)
-    return [user] if user and not _ZH_NOT_A_NAME_RE.search(user) else []
+    return [user] if user and not _ZH_NOT_A_NAME_RE.search(user) and not _NOT_A_NAME_RE.search(user) else []
 
 
 def zh_lone_name(line: str) -> list[str]:

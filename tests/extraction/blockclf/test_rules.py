@@ -143,6 +143,14 @@ def test_a_thread_laid_out_flat_after_its_heading_is_dropped() -> None:
                 if (i, j) not in lines]
         assert any("river fish" in text for text in left) and "Posted by laurie at 8:00 AM" in left
         assert "Contact us" in left  # after the heading's parent: not the thread's
+    # A line of the heading's text earlier in the post's own block (a link to the thread) is not the heading.
+    linked = _flat_thread_page("Comments").replace("<h3>At the market</h3>",
+                                                   "<h3>At the market</h3><a href='#comments'>Comments</a>")
+    root = parse_html(linked)
+    blocks = page_blocks(root)
+    dropped, lines = rules.flat_threads(root, blocks, [True] * len(blocks))
+    gone = [blocks[i].paragraphs[j].text for i, j in lines]
+    assert gone[:2] == ["Comments", "Posted by: reader0 at 9:00 AM"] and not any("river fish" in t for t in gone)
 
 
 def test_a_section_called_comment_or_a_thread_heading_before_any_text_is_no_flat_thread() -> None:

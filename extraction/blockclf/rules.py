@@ -566,7 +566,7 @@ def flat_threads(root: html.HtmlElement, blocks: Sequence[Block],
     heading (``_THREAD_HEADING_RE``, its whole text) and what follows it in its parent: the blocks inside the
     heading's later siblings and, when the parent is a block, the parent's own lines from the heading on. Only
     after a kept article: at least ``FLAT_THREAD_MIN_BEFORE`` kept characters before the heading."""
-    index = {block.element: i for i, block in enumerate(blocks)}
+    index: dict[html.HtmlElement, int] | None = None  # block element -> block, made when a heading names a thread
     drop_blocks: set[int] = set()
     drop_lines: list[tuple[int, int]] = []
     for heading in root.iter(*_HEADINGS):
@@ -579,6 +579,7 @@ def flat_threads(root: html.HtmlElement, blocks: Sequence[Block],
         first_inside = min((blocks[i].paragraphs[0].line_start for i in inside), default=None)
         # The heading's own line, when the parent is a block whose lines hold it: the last line of that text before
         # the thread's first block (an earlier "12 Comments" link of the article's own line is not the heading).
+        index = index if index is not None else {block.element: i for i, block in enumerate(blocks)}
         owner = index.get(parent)
         line = max((p.line_start for p in blocks[owner].paragraphs if p.text == text
                     and (first_inside is None or p.line_start < first_inside)), default=None) \

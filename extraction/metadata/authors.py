@@ -39,8 +39,10 @@ _ZH_REPORTED_RE = re.compile(rf"[（(]\s*(?:记者\s*({_ZH_NAME}(?:[ \u3000、]+
 _ZH_SIGNED_RE = re.compile(rf"(?:^|(?<=[。！？!?”\"]))\s*[（(]\s*({_ZH_NAME}(?:[ \u3000、]+{_ZH_NAME}){{0,3}})"
                            r"\s*[）)]\s*$")
 # A byline without a label: "ggjjzhzz 发表于 2005-9-15" (a blog's or forum's user), "[ 黄宇 ] 来源：[ 国际金融报 ]".
-_ZH_POSTED_RE = re.compile(r"(?:^|(?<=\s))([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}")
-_ZH_POSTED_LINE_RE = re.compile(r"^([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}\D")  # the same, a line of its own
+_ZH_POSTED = r"([^\W\d_][\w.\-]{1,19})\s+发表于\s*\d{4}"
+_ZH_POSTED_RE = re.compile(rf"(?:^|(?<=\s)){_ZH_POSTED}")
+_ZH_POSTED_LINE_RE = re.compile(rf"^{_ZH_POSTED}\D")  # the same, a line of its own
+# A name alone on its line: two or three Han characters (stricter than a labelled byline's _ZH_NAME).
 _ZH_LONE_NAME_RE = re.compile(r"[\u4e00-\u9fff]{2,3}")
 _ZH_BRACKETED_RE = re.compile(rf"[\[［【]\s*({_ZH_NAME})\s*[\]］】]\W{{0,3}}来源")
 # A reporter's closing line of its own: "新京报记者 彭冲 山东冠县报道" (an outlet, 记者, the names, a place and
@@ -177,8 +179,7 @@ def zh_authors(text: str) -> list[str]:
         return zh_names(signed.group(1))
     for pattern in (_ZH_BRACKETED_RE, _ZH_POSTED_RE):
         unlabelled = pattern.search(text)
-        if unlabelled and not _ZH_NOT_A_NAME_RE.search(unlabelled.group(1)) \
-                and not _NOT_A_NAME_RE.search(unlabelled.group(1)):
+        if unlabelled and _unlabelled_name(unlabelled.group(1)):
             return [unlabelled.group(1)]
     return []
 
@@ -188,7 +189,12 @@ def zh_posted_user(lines: Iterable[str]) -> list[str]:
     under the post, after it the comments'), as a one-name list; [] without one."""
     posted = (_ZH_POSTED_LINE_RE.match(line.strip()) for line in lines if "发表于" in line)
     user = next((match.group(1) for match in posted if match), None)
-    return [user] if user and not _ZH_NOT_A_NAME_RE.search(user) and not _NOT_A_NAME_RE.search(user) else []
+    return [user] if user and _unlabelled_name(user) else []
+
+
+def _unlabelled_name(name: str) -> bool:
+    """Return whether a byline without a label holds a name: no word, Chinese or English, that is no name."""
+    return not _ZH_NOT_A_NAME_RE.search(name) and not _NOT_A_NAME_RE.search(name)
 
 
 def zh_lone_name(line: str) -> list[str]:

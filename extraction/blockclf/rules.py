@@ -315,19 +315,36 @@ LEAD_LEVELS = 2  # the block's element and this many ancestors may carry the nam
 _SENTENCE_END_RE = re.compile(r"(?<![.…])[.!?。！？][\"'”’»)]*\s*$")
 
 
-def _lead_named(element: html.HtmlElement) -> bool:
-    """Return whether ``element`` or one of its ``LEAD_LEVELS`` nearest ancestors is named as a lead."""
-    node: html.HtmlElement | None = element
+def _names_lead(node: html.HtmlElement) -> bool:
+    """Return whether a class token or the id of ``node`` names a lead: a lead word followed by generic words only
+    ("lead", "intro-text", "DefaultEinleitung"; not "lead-author")."""
+    for token in f"{node.get('class') or ''} {node.get('id') or ''}".split():
+        words = [word.lower() for word in _WORD_RE.findall(token)]
+        for at, word in enumerate(words):
+            if word in _LEAD_WORDS and _GENERIC_WORDS.issuperset(words[at + 1:]):
+                return True
+    return False
+
+
+def _lead_text(block: Block) -> str | None:
+    """Return the text of the lead ``block`` holds: the block's own when its element or one of its ``LEAD_LEVELS``
+    nearest ancestors is named as a lead, else that of its first descendant so named when that text is at least half
+    of the block's (a block is often the lead paragraph's wrapper, with the headline or a label beside it); None when
+    nothing is named so."""
+    node: html.HtmlElement | None = block.element
     for _ in range(LEAD_LEVELS + 1):
         if node is None or node.tag in ("body", "html", "article", "main"):
-            return False
-        for token in f"{node.get('class') or ''} {node.get('id') or ''}".split():
-            words = [word.lower() for word in _WORD_RE.findall(token)]
-            for at, word in enumerate(words):
-                if word in _LEAD_WORDS and _GENERIC_WORDS.issuperset(words[at + 1:]):
-                    return True
+            break
+        if _names_lead(node):
+            return block.text
         node = node.getparent()
-    return False
+    text = " ".join(block.text.split())
+    for descendant in block.element.iterdescendants():
+        if _names_lead(descendant):
+            lead = " ".join(descendant.text_content().split())
+            # The lead must be this block's text, most of it: not a paragraph of a block nested inside.
+            return lead if lead in text and 2 * len(lead) >= len(text) else None
+    return None
 
 
 def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
@@ -340,7 +357,8 @@ def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     main = _main_block(blocks, rows)
     return [i for i in range(main) if not kept[i] and blocks[i].chars >= LEAD_MIN_CHARS
             and blocks[i].link_chars <= SIBLING_MAX_LINK_DENSITY * blocks[i].chars
-            and _SENTENCE_END_RE.search(blocks[i].text) is not None and _lead_named(blocks[i].element)]
+            and (lead := _lead_text(blocks[i])) is not None and len(lead) >= LEAD_MIN_CHARS
+            and _SENTENCE_END_RE.search(lead) is not None]
 
 
 # A container of links to other articles, named as a word of a class or id token (split as for a lead): "related",

@@ -332,6 +332,12 @@ def test_the_lead_a_page_names_before_its_main_block_is_kept(monkeypatch: pytest
 
     assert added(wrapped(2)) == [lead_text]
     assert added(wrapped(3)) == []
+    # The block may be the lead's wrapper, the named paragraph most of its text (a label beside it): the block is
+    # kept when the named paragraph ends a sentence. Not when the paragraph is under half of the block's text.
+    plain = "<div class='head'><p class='intro'>The council voted on Tuesday to close the old bridge for a year of " \
+        "repairs.</p> <span>More on this</span></div>"
+    assert added(page.replace(lead, plain)) == [lead_text + "\nMore on this"]
+    assert added(page.replace(lead, plain.replace("More on this", "More on this story from the council " * 3))) == []
     # Not a lead: the word inside a longer name, no name, a line that is no sentence (a headline, a credit), a
     # teaser cut off, a line of links, or a block after the main one.
     for name in ("summary-credit", "NavPromoDrawer-module_intro__uvMjk", "cart__intro-item", "story-top"):

@@ -90,7 +90,8 @@ def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     element, which has paragraphs before and after it in document order), with little of its text in
     links and at least ``NESTED_MIN_CHARS`` characters outside them. The stacked model reads such a
     block with its neighbours as a list among paragraphs and can drop it (an ``<ol>`` of questions in a
-    German essay, a table of figures in a report)."""
+    German essay, a table of figures in a report). A list (``<ul>``, ``<ol>``) may also close the kept
+    block, with paragraphs before it only: a recipe's ingredients, key points, references."""
     kept_elements = {block.element: block for block, keep in zip(blocks, kept, strict=True) if keep}
     found = []
     for block, keep in zip(blocks, kept, strict=True):
@@ -102,7 +103,8 @@ def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
         # A block's paragraphs are in document order: its first line and its last are its ends.
         if (outer is not None and outer.paragraphs
                 and outer.paragraphs[0].line_end < block.paragraphs[0].line_start
-                and outer.paragraphs[-1].line_start > block.paragraphs[-1].line_end):
+                and (outer.paragraphs[-1].line_start > block.paragraphs[-1].line_end
+                     or block.element.tag in ("ul", "ol"))):
             found.append(block.index)
     return found
 

@@ -188,11 +188,19 @@ def test_a_dropped_block_between_the_paragraphs_of_a_kept_one_is_kept() -> None:
     # The list of questions lies between the body's paragraphs; the link list too, but it is links; the
     # box after the article is not inside it.
     assert rules.nested_blocks(blocks, kept) == [by_tag["ol"]]
-    # Inside the kept block but after its last paragraph: not between them.
-    only_first = page.replace("Und die Antworten folgen.", "").replace("Das Ende.", "")
-    first_blocks = page_blocks(parse_html(only_first))
-    first_body = next(b.index for b in first_blocks if b.element.get("class") == "body")
-    assert rules.nested_blocks(first_blocks, [b.index == first_body for b in first_blocks]) == []
+    # Inside the kept block after its last paragraph: a list closes the body (points, ingredients, references);
+    # any other block there is not between paragraphs and stays out.
+    def at_end(html_text: str) -> list[str]:
+        end_blocks = page_blocks(parse_html(html_text.replace("Und die Antworten folgen.", "").replace(
+            "Das Ende.", "")))
+        end_body = next(b.index for b in end_blocks if b.element.get("class") == "body")
+        return [str(end_blocks[i].element.tag) for i in rules.nested_blocks(
+            end_blocks, [b.index == end_body for b in end_blocks])]
+
+    assert at_end(page) == ["ol"]
+    assert at_end(page.replace("<ol>", "<ul>").replace("</ol>", "</ul>")) == ["ul"]
+    assert at_end(page.replace("<ol>", "<div>").replace("</ol>", "</div>").replace("<li>", "<p>").replace(
+        "</li>", "</p>")) == []
     assert rules.nested_blocks(blocks, [False] * len(blocks)) == []
     # A short block between the paragraphs (a label, a share line) is under NESTED_MIN_CHARS: not kept.
     short = page.replace(questions, "<div class='share'>Teilen Sie dies mit:</div>")

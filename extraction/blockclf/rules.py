@@ -12,7 +12,8 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``after_article_body``: unsure blocks and teaser cards after the page's declared article body
   (``declared_body``) are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
-* ``named_related``: on article pages, kept blocks in a container named as related articles are dropped;
+* ``named_related``: on article pages, kept blocks in a container named as related articles or as a newsletter's
+  sign-up are dropped;
 * ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
 * ``teaser_bodies``: on article pages, kept excerpts of other posts, each in its own declared body, are dropped
   when one body holds most of the kept text (these four also run on a page typed list that has a declared body:
@@ -367,6 +368,9 @@ def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
 # Jetpack's "jp-relatedposts", YARPP, Outbrain and Taboola widgets, "most popular" and "trending" boxes.
 _RELATED_WORDS = frozenset({"related", "relatedposts", "recommended", "recommendations", "recommendation", "outbrain",
                             "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular", "promo"})
+# A newsletter's sign-up box, named so: "newsletter-signup", Mailchimp's "mc_embed_signup", "optin-form", "subscribe".
+_SIGNUP_WORDS = frozenset({"newsletter", "subscribe", "optin", "mailchimp", "signup"})
+_BOX_WORDS = _RELATED_WORDS | _SIGNUP_WORDS
 _SLUG_HYPHENS = 3  # an id with this many hyphens is a heading's anchor ("how-popular-are-..."), not a name
 
 
@@ -381,15 +385,16 @@ def _container_words(element: html.HtmlElement) -> list[str]:
 
 
 def _names_related(element: html.HtmlElement) -> bool:
-    return not _RELATED_WORDS.isdisjoint(_container_words(element))
+    return not _BOX_WORDS.isdisjoint(_container_words(element))
 
 
 def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     """Return the kept blocks to drop because they lie in a container the page names as related articles
-    (``_RELATED_WORDS``): the boxes of other stories a CMS prints beside or after the article, whose teasers the
-    model reads as text. The main block (``_main_block``) stays, and so do the containers around it (an article
-    wrapper with "related" in its classes): a block goes when its nearest such container (``_named_ancestor``)
-    is not an ancestor-or-self of the main block."""
+    (``_RELATED_WORDS``) or as a newsletter's sign-up (``_SIGNUP_WORDS``): the boxes of other stories a CMS prints
+    beside or after the article, whose teasers the model reads as text, and the prompts to subscribe. The main
+    block (``_main_block``) stays, and so do the containers around it (an article wrapper with "related" in its
+    classes): a block goes when its nearest such container (``_named_ancestor``) is not an ancestor-or-self of the
+    main block."""
     return _in_named_containers(blocks, kept, _names_related)
 
 

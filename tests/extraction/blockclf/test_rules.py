@@ -382,6 +382,14 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
     # Not a name: a word inside another ("unrelated"), WordPress's category classes, a heading's slug id.
     for name in ("class='unrelated'", "class='post category-popular'", "id='how-popular-is-the-bridge'"):
         assert dropped(page.replace("class='jp-relatedposts'", name)) == [], name
+    # A newsletter's sign-up box after the article goes the same way.
+    signup = ("<div class='newsletter-signup'><p>Get the city's news in your inbox every morning: sign up for our "
+              "newsletter.</p></div>")
+    assert dropped(page.replace(box, signup)) == [
+        "Get the city's news in your inbox every morning: sign up for our newsletter."]
+    for name in ("id='mc_embed_signup'", "class='optin-form'", "class='subscribe-box'", "class='NewsletterBox'"):
+        assert len(dropped(page.replace(box, signup.replace("class='newsletter-signup'", name)))) == 1, name
+    assert dropped(page.replace(box, signup.replace("newsletter-signup", "subscriber-note"))) == []
     # In classify: on a page typed article, counted; not on a list page.
     models = classifier.shared_models()
     assert models.stack is not None

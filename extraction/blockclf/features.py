@@ -189,8 +189,11 @@ def text_counts(text: str) -> tuple[int, int, int, int]:
     words = noise_words()
     prefixes = _noise_prefixes()
     noise = 0
-    i = 0
-    while i < len(tokens):
+    after = 0  # the first token after the last match: a match's tokens start no other
+    # Only a token that begins some entry can start a match: those are found in one pass in C.
+    for i in [i for i, token in enumerate(tokens) if token in prefixes]:
+        if i < after:
+            continue
         key = tokens[i]
         end = i
         matched = 0
@@ -202,7 +205,7 @@ def text_counts(text: str) -> tuple[int, int, int, int]:
                 break
             key += tokens[end]
         noise += matched
-        i += matched or 1
+        after = i + matched
     return noise, len(tokens), len(_ZH_PUNCT_RE.findall(text)), len(_LATIN_PUNCT_RE.findall(text))
 
 

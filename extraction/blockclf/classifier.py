@@ -256,7 +256,7 @@ class BlockDecision:
     outside: int = 0  # kept blocks dropped outside the main region (``outside_main_region``)
     after_body: int = 0  # kept blocks dropped after the page's declared article body (``after_article_body``)
     lead: int = 0  # blocks kept as the lead the page names before its main block (``lead_blocks``)
-    related: int = 0  # kept blocks dropped in a container named as related articles or a sign-up (``named_related``)
+    related: int = 0  # kept blocks dropped in a box named as related, a sign-up, the author (``named_related``)
     read_as_article: bool = False  # typed list, declares one article body: the article rules ran (``declared_body``)
     enclosing: int = 0  # dropped blocks kept around the main block (``enclosing_block``)
     link_lists: int = 0  # kept lists of links apart from the main block dropped (``link_lists``)

@@ -12,8 +12,8 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``after_article_body``: unsure blocks and teaser cards after the page's declared article body
   (``declared_body``) are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
-* ``named_related``: on article pages, kept blocks in a container named as related articles or as a newsletter's
-  sign-up are dropped;
+* ``named_related``: on article pages, kept blocks in a container named as related articles, a newsletter's
+  sign-up or the author's box are dropped;
 * ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
 * ``teaser_bodies``: on article pages, kept excerpts of other posts, each in its own declared body, are dropped
   when one body holds most of the kept text (these four also run on a page typed list that has a declared body:
@@ -370,7 +370,10 @@ _RELATED_WORDS = frozenset({"related", "relatedposts", "recommended", "recommend
                             "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular", "promo"})
 # A newsletter's sign-up box, named so: "newsletter-signup", Mailchimp's "mc_embed_signup", "optin-form", "subscribe".
 _SIGNUP_WORDS = frozenset({"newsletter", "subscribe", "optin", "mailchimp", "signup"})
-_BOX_WORDS = _RELATED_WORDS | _SIGNUP_WORDS
+# The author's box: a bio after the post ("about-author", "author-bio", "postauthor", "author_description") and a
+# byline set apart from the body; the record has the authors apart (``extraction.metadata``).
+_AUTHOR_WORDS = frozenset({"author", "postauthor", "bio", "authorbio"})
+_BOX_WORDS = _RELATED_WORDS | _SIGNUP_WORDS | _AUTHOR_WORDS
 _SLUG_HYPHENS = 3  # an id with this many hyphens is a heading's anchor ("how-popular-are-..."), not a name
 
 
@@ -390,11 +393,11 @@ def _names_related(element: html.HtmlElement) -> bool:
 
 def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     """Return the kept blocks to drop because they lie in a container the page names as related articles
-    (``_RELATED_WORDS``) or as a newsletter's sign-up (``_SIGNUP_WORDS``): the boxes of other stories a CMS prints
-    beside or after the article, whose teasers the model reads as text, and the prompts to subscribe. The main
-    block (``_main_block``) stays, and so do the containers around it (an article wrapper with "related" in its
-    classes): a block goes when its nearest such container (``_named_ancestor``) is not an ancestor-or-self of the
-    main block."""
+    (``_RELATED_WORDS``), a newsletter's sign-up (``_SIGNUP_WORDS``) or the author's box (``_AUTHOR_WORDS``): the
+    boxes of other stories a CMS prints beside or after the article, whose teasers the model reads as text, the
+    prompts to subscribe and the author's bio. The main block (``_main_block``) stays, and so do the containers
+    around it (an article wrapper with "related" in its classes): a block goes when its nearest such container
+    (``_named_ancestor``) is not an ancestor-or-self of the main block."""
     return _in_named_containers(blocks, kept, _names_related)
 
 

@@ -390,6 +390,12 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
     for name in ("id='mc_embed_signup'", "class='optin-form'", "class='subscribe-box'", "class='NewsletterBox'"):
         assert len(dropped(page.replace(box, signup.replace("class='newsletter-signup'", name)))) == 1, name
     assert dropped(page.replace(box, signup.replace("newsletter-signup", "subscriber-note"))) == []
+    # So does the author's box: a bio after the post.
+    bio = "<div class='about-author'><p>Jane Doe covers the city council and its bridges for the paper.</p></div>"
+    assert dropped(page.replace(box, bio)) == ["Jane Doe covers the city council and its bridges for the paper."]
+    for name in ("class='author-bio'", "class='postauthor'", "id='author'", "class='authorBio'"):
+        assert len(dropped(page.replace(box, bio.replace("class='about-author'", name)))) == 1, name
+    assert dropped(page.replace(box, bio.replace("about-author", "authority-note"))) == []
     # In classify: on a page typed article, counted; not on a list page.
     models = classifier.shared_models()
     assert models.stack is not None

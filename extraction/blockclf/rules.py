@@ -331,9 +331,10 @@ def _names_lead(node: html.HtmlElement) -> bool:
 
 def _lead_text(block: Block) -> str | None:
     """Return the text of the lead ``block`` holds: the block's own when its element or one of its ``LEAD_LEVELS``
-    nearest ancestors is named as a lead, else that of its first descendant so named when that text is at least half
-    of the block's (a block is often the lead paragraph's wrapper, with the headline or a label beside it); None when
-    nothing is named so."""
+    nearest ancestors is named as a lead, else that of its first descendant within ``LEAD_LEVELS`` levels so named
+    when that text is at least half of the block's (a block is often the lead paragraph's wrapper, with the headline
+    or a label beside it, and may hold the whole article below: the search stays near the block's element); None
+    when nothing is named so."""
     node: html.HtmlElement | None = block.element
     for _ in range(LEAD_LEVELS + 1):
         if node is None or node.tag in ("body", "html", "article", "main"):
@@ -342,7 +343,12 @@ def _lead_text(block: Block) -> str | None:
             return block.text
         node = node.getparent()
     text = " ".join(block.text.split())
-    for descendant in block.element.iterdescendants():
+    level: list[html.HtmlElement] = [block.element]
+    near: list[html.HtmlElement] = []  # the descendants within LEAD_LEVELS levels, level by level
+    for _ in range(LEAD_LEVELS):
+        level = [child for node in level for child in node if isinstance(child.tag, str)]
+        near += level
+    for descendant in near:
         if _names_lead(descendant):
             lead = " ".join(descendant.text_content().split())
             # The lead must be this block's text, most of it: not a paragraph of a block nested inside.
@@ -387,7 +393,7 @@ def _container_words(element: html.HtmlElement) -> list[str]:
     return [word.lower() for word in _WORD_RE.findall(" ".join(tokens))]
 
 
-def _names_related(element: html.HtmlElement) -> bool:
+def _names_box(element: html.HtmlElement) -> bool:
     return not _BOX_WORDS.isdisjoint(_container_words(element))
 
 
@@ -398,7 +404,7 @@ def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     prompts to subscribe and the author's bio. The main block (``_main_block``) stays, and so do the containers
     around it (an article wrapper with "related" in its classes): a block goes when its nearest such container
     (``_named_ancestor``) is not an ancestor-or-self of the main block."""
-    return _in_named_containers(blocks, kept, _names_related)
+    return _in_named_containers(blocks, kept, _names_box)
 
 
 def _in_named_containers(blocks: Sequence[Block], kept: Sequence[bool],

@@ -13,7 +13,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
   (``declared_body``) are dropped;
 * ``lead_blocks``: on article pages, the lead the page names before its main block is kept;
 * ``named_related``: on article pages, kept blocks in a container named as related articles, a newsletter's
-  sign-up or the author's box are dropped;
+  sign-up, the author's box or share buttons are dropped;
 * ``link_lists``: on article pages, kept lists of links apart from the main block are dropped;
 * ``teaser_bodies``: on article pages, kept excerpts of other posts, each in its own declared body, are dropped
   when one body holds most of the kept text (these four also run on a page typed list that has a declared body:
@@ -379,7 +379,10 @@ _SIGNUP_WORDS = frozenset({"newsletter", "subscribe", "optin", "mailchimp", "sig
 # The author's box: a bio after the post ("about-author", "author-bio", "postauthor", "author_description") and a
 # byline set apart from the body; the record has the authors apart (``extraction.metadata``).
 _AUTHOR_WORDS = frozenset({"author", "postauthor", "bio", "authorbio"})
-_BOX_WORDS = _RELATED_WORDS | _SIGNUP_WORDS | _AUTHOR_WORDS
+# Share and like buttons: "share-buttons", Jetpack's "sharedaddy" ("Like this: Be the first to like this."), Shariff,
+# AddToAny, AddThis.
+_SHARE_WORDS = frozenset({"share", "sharing", "sharedaddy", "shariff", "addtoany", "addthis"})
+_BOX_WORDS = _RELATED_WORDS | _SIGNUP_WORDS | _AUTHOR_WORDS | _SHARE_WORDS
 _SLUG_HYPHENS = 3  # an id with this many hyphens is a heading's anchor ("how-popular-are-..."), not a name
 
 
@@ -399,11 +402,12 @@ def _names_box(element: html.HtmlElement) -> bool:
 
 def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     """Return the kept blocks to drop because they lie in a container the page names as related articles
-    (``_RELATED_WORDS``), a newsletter's sign-up (``_SIGNUP_WORDS``) or the author's box (``_AUTHOR_WORDS``): the
-    boxes of other stories a CMS prints beside or after the article, whose teasers the model reads as text, the
-    prompts to subscribe and the author's bio. The main block (``_main_block``) stays, and so do the containers
-    around it (an article wrapper with "related" in its classes): a block goes when its nearest such container
-    (``_named_ancestor``) is not an ancestor-or-self of the main block."""
+    (``_RELATED_WORDS``), a newsletter's sign-up (``_SIGNUP_WORDS``), the author's box (``_AUTHOR_WORDS``) or share
+    buttons (``_SHARE_WORDS``): the boxes of other stories a CMS prints beside or after the article, whose teasers
+    the model reads as text, the prompts to subscribe, the author's bio and the buttons' labels. The main block
+    (``_main_block``) stays, and so do the containers around it (an article wrapper with "related" in its classes):
+    a block goes when its nearest such container (``_named_ancestor``) is not an ancestor-or-self of the main
+    block."""
     return _in_named_containers(blocks, kept, _names_box)
 
 

@@ -396,6 +396,10 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
     for name in ("class='author-bio'", "class='postauthor'", "id='author'", "class='authorBio'"):
         assert len(dropped(page.replace(box, bio.replace("class='about-author'", name)))) == 1, name
     assert dropped(page.replace(box, bio.replace("about-author", "authority-note"))) == []
+    # And share buttons' labels (Jetpack's "Like this:").
+    likes = "<div class='sharedaddy sd-like'><p>Like this: Be the first to like this.</p></div>"
+    assert dropped(page.replace(box, likes)) == ["Like this: Be the first to like this."]
+    assert len(dropped(page.replace(box, likes.replace("sharedaddy sd-like", "share-buttons")))) == 1
     # In classify: on a page typed article, counted; not on a list page.
     models = classifier.shared_models()
     assert models.stack is not None

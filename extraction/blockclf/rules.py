@@ -346,7 +346,7 @@ def _lead_text(block: Block) -> str | None:
     level: list[html.HtmlElement] = [block.element]
     near: list[html.HtmlElement] = []  # the descendants within LEAD_LEVELS levels, level by level
     for _ in range(LEAD_LEVELS):
-        level = [child for node in level for child in node if isinstance(child.tag, str)]
+        level = [child for parent in level for child in parent.iterchildren("*")]
         near += level
     for descendant in near:
         if _names_lead(descendant):

@@ -6,10 +6,11 @@ from __future__ import annotations
 import json
 
 import pytest
+from lxml import html
 
 from extraction.dom.html import parse_html
 from extraction.metadata.authors import HEAD_LINES, split_authors, text_authors
-from extraction.metadata.fields import choose_title, clean_title, page_metadata
+from extraction.metadata.fields import Metadata, choose_title, clean_title, page_metadata
 from extraction.page import Page
 from extraction.process import Context, process
 
@@ -168,43 +169,45 @@ def test_chinese_byline_and_dateline() -> None:
     assert text_authors("价格为100元（含税）。") == []
 
 
-def test_a_reporters_closing_line_after_folded_text_names_the_author() -> None:
-    # The page folds the article's end away ("展开全文"): the signature is in neither the extracted text nor the
-    # head lines, but a line of its own anywhere after the headline.
-    lines = ["于欢出狱", *(f"正文第{i}段。" for i in range(60)), "展开全文", "新京报记者 彭冲 山东冠县报道",
-             "【编辑:刘欢】 返回搜狐，查看更多"]
-    page = parse_html("<html><body><h1>于欢出狱</h1><p>x</p></body></html>")
-    found = page_metadata(page, None, lines, dates_by_htmldate=False)
-    assert found.authors == ["彭冲"] and found.sources["authors"] == "byline"
-    # Only a whole line of that shape: a related headline that mentions a reporter is not a signature.
-    teaser = [*lines[:-2], "新京报记者彭冲山东冠县报道：于欢出狱后的第一天"]
-    assert page_metadata(page, None, teaser, dates_by_htmldate=False).authors == []
+def _read(page: html.HtmlElement, lines: list[str], **options: bool) -> Metadata:
+    """Return ``page_metadata`` of a parsed page without URL, read with its text's ``lines``, htmldate off."""
+    return page_metadata(page, None, lines, dates_by_htmldate=False, **options)
 
 
-def test_a_blog_users_posted_line_under_the_post_names_the_author() -> None:
-    # chinese-wced-dev's China-Pub blog: "ggjjzhzz 发表于 2005-9-15 11:46:00" after a post longer than the head
-    # lines, a comment's line after it; the first such line of its own is the post's.
-    lines = ["洞庭一叶", "陈天华《警世钟》", *(f"正文第{i}段。" for i in range(60)),
-             "ggjjzhzz 发表于 2005-9-15 11:46:00", "网友评论", "reader7 发表于 2005-9-16 08:00:00"]
-    page = parse_html("<html><body><h1>洞庭一叶</h1><p>x</p></body></html>")
-    found = page_metadata(page, None, lines, dates_by_htmldate=False)
-    assert found.authors == ["ggjjzhzz"] and found.sources["authors"] == "byline"
-    # Inside a sentence it is no byline ("本文 发表于 ..." is no user either).
-    prose = [*lines[:-3], "这篇文章 ggjjzhzz 发表于 2005-9-15 的博客上。"]
-    assert page_metadata(page, None, prose, dates_by_htmldate=False).authors == []
+# A signature anywhere after the headline, as a line of its own (page lines, the headline, the author; then a line
+# that mentions the same words but is no signature):
+# - a reporter's closing line after text the page folds away ("展开全文"): in neither the extracted text nor the head
+#   lines; a related headline that mentions a reporter is not a signature;
+# - chinese-wced-dev's China-Pub blog: "ggjjzhzz 发表于 2005-9-15 11:46:00" after a post longer than the head lines, a
+#   comment's line after it (the first such line is the post's); inside a sentence it is no byline.
+_SIGNED_LINES = [
+    (["于欢出狱", *(f"正文第{i}段。" for i in range(60)), "展开全文", "新京报记者 彭冲 山东冠县报道",
+      "【编辑:刘欢】 返回搜狐，查看更多"], "彭冲", 2, "新京报记者彭冲山东冠县报道：于欢出狱后的第一天"),
+    (["洞庭一叶", "陈天华《警世钟》", *(f"正文第{i}段。" for i in range(60)), "ggjjzhzz 发表于 2005-9-15 11:46:00",
+      "网友评论", "reader7 发表于 2005-9-16 08:00:00"], "ggjjzhzz", 3, "这篇文章 ggjjzhzz 发表于 2005-9-15 的博客上。"),
+]
+
+
+@pytest.mark.parametrize(("lines", "author", "cut", "unsigned"), _SIGNED_LINES, ids=["reporter", "blog-user"])
+def test_a_signature_line_after_the_headline_names_the_author(lines: list[str], author: str, cut: int,
+                                                              unsigned: str) -> None:
+    page = parse_html(f"<html><body><h1>{lines[0]}</h1><p>x</p></body></html>")
+    found = _read(page, lines)
+    assert found.authors == [author] and found.sources["authors"] == "byline"
+    assert _read(page, [*lines[:-cut], unsigned]).authors == []
 
 
 def test_a_name_alone_after_an_articles_headline_is_its_author() -> None:
     # chinese-wced-dev's Beijing Spring essays: the headline, the author's name alone, the subtitle.
     lines = ["犬儒病(上)", "胡平", "——当代中国的精神危机 (上)", "人心不会熄灭，但它可能蒙上灰烬而不再燃烧。"]
     page = parse_html("<html><head><title>显示</title></head><body><p>x</p></body></html>")
-    found = page_metadata(page, None, lines, dates_by_htmldate=False)
+    found = _read(page, lines)
     assert found.authors == ["胡平"] and found.sources["authors"] == "byline"
     # Not on other page types, nor a button's or a section's word, nor a longer line.
-    assert page_metadata(page, None, lines, dates_by_htmldate=False, headline=False).authors == []
+    assert _read(page, lines, headline=False).authors == []
     for second in ("搜索", "公告", "当代中国的精神危机"):
         other = [lines[0], second, *lines[2:]]
-        assert page_metadata(page, None, other, dates_by_htmldate=False).authors == [], second
+        assert _read(page, other).authors == [], second
 
 
 def test_a_title_left_open_gives_no_page_source_as_the_title() -> None:

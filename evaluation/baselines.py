@@ -5,7 +5,9 @@ package imported on first use only, so importing this module costs nothing and t
 never needs them. Names::
 
     trafilatura   trafilatura.extract with its defaults (no favor_precision/recall), no comments;
-                  trafilatura-precision / trafilatura-recall: with favor_precision / favor_recall
+                  trafilatura-precision / trafilatura-recall: with favor_precision / favor_recall;
+                  trafilatura-metadata: bare_extraction with with_metadata=True, its text (the same
+                  text as trafilatura's, timed with the title, author, date ... a record of ours carries)
     readability   readability-lxml Document(html).summary(html_partial=True), made text with
                   our own visible_text (one line per block)
     justext       jusText with the English stoplist. jusText ships no Chinese stoplist, so on
@@ -47,6 +49,16 @@ def _trafilatura(**options: bool) -> Baseline:
 
     def run(html: str, url: str | None) -> str:
         return trafilatura.extract(html, url=url, include_comments=False, **options) or ""
+
+    return run
+
+
+def _trafilatura_metadata() -> Baseline:
+    trafilatura = _import("trafilatura", "trafilatura-metadata")
+
+    def run(html: str, url: str | None) -> str:
+        document = trafilatura.bare_extraction(html, url=url, include_comments=False, with_metadata=True)
+        return (document.text if document is not None else None) or ""
 
     return run
 
@@ -98,6 +110,7 @@ BASELINES: dict[str, Callable[[], Baseline]] = {
     "trafilatura": _trafilatura,
     "trafilatura-precision": lambda: _trafilatura(favor_precision=True),
     "trafilatura-recall": lambda: _trafilatura(favor_recall=True),
+    "trafilatura-metadata": _trafilatura_metadata,
     "readability": _readability,
     "justext": _justext,
     "boilerpy3": _boilerpy3,

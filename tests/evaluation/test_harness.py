@@ -186,3 +186,17 @@ def test_cli_missing_dataset_exits_2(tmp_path: Path) -> None:
     )
     assert process.returncode == 2
     assert "error: dataset 'cleaneval' not found" in process.stderr
+
+
+def test_trafilatura_metadata_baseline_times_the_same_text() -> None:
+    pytest.importorskip("trafilatura", reason="trafilatura is a baseline extra (make extras)")
+    page = ("<html><head><title>Flood in the valley</title><meta name='author' content='Ann Lee'></head><body>"
+            "<nav><a href='/'>Home</a> <a href='/news'>News</a></nav><article><h1>Flood in the valley</h1>"
+            + "".join(f"<p>The river flooded the lower town for the {n} time this spring, and the people "
+                      f"who live by the bridge moved their cars to the hill before the night came.</p>"
+                      for n in ("first", "second", "third", "fourth"))
+            + "</article><footer>Copyright 2026 Valley News</footer></body></html>")
+    text = load_baseline("trafilatura")(page, "https://example.com/news/flood")
+    assert "river flooded the lower town for the fourth time" in text
+    assert load_baseline("trafilatura-metadata")(page, "https://example.com/news/flood") == text
+    assert load_baseline("trafilatura-metadata")("<html><body></body></html>", None) == ""

@@ -414,13 +414,22 @@ def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
 def _in_named_containers(blocks: Sequence[Block], kept: Sequence[bool],
                          names: Callable[[html.HtmlElement], bool]) -> list[int]:
     """Return the kept blocks whose nearest container that ``names`` accepts (``_named_ancestor``) is not the main
-    block's element (``_main_block``) or one of its ancestors."""
+    block's element (``_main_block``) or one of its ancestors. When the main block lies in such a container and a kept
+    block's element holds that container, with ``ARTICLE_BODY_MIN_CHARS`` of text outside links of its own, the
+    nearest such block is the main one."""
     rows = [i for i, keep in enumerate(kept) if keep]
     if len(rows) < 2:
         return []
     main = _main_block(blocks, rows)
-    around = {blocks[main].element, *blocks[main].element.iterancestors()}
     named: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _named_ancestor's walk
+    box = _named_ancestor(blocks[main].element, named, names)
+    if box is not None:
+        # A named box inside a kept block with text of its own is a box in the article's body (a slideshow's
+        # captions in "promo_holder" inside "articleBody"), not the article's wrapper: that block is the main one.
+        by_element = {blocks[i].element: i for i in rows}
+        main = next((by_element[element] for element in box.iterancestors() if element in by_element
+                     and blocks[by_element[element]].text_chars >= ARTICLE_BODY_MIN_CHARS), main)
+    around = {blocks[main].element, *blocks[main].element.iterancestors()}
     return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, names)) is not None
             and container not in around]
 

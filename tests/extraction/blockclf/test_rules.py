@@ -400,6 +400,19 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
     likes = "<div class='sharedaddy sd-like'><p>Like this: Be the first to like this.</p></div>"
     assert dropped(page.replace(box, likes)) == ["Like this: Be the first to like this."]
     assert len(dropped(page.replace(box, likes.replace("sharedaddy sd-like", "share-buttons")))) == 1
+    # A named box inside the article's body holds more text than the body (a slideshow's captions): the body's block,
+    # whose element holds the box, is the main one, and the captions go. Not when the body has under 200 characters
+    # of its own (ARTICLE_BODY_MIN_CHARS): then the box may be the article, and it stays.
+    captions = "".join(f"<li><p>Photo {n}: the old bridge's piers seen from the river bank at dawn, before the "
+                       f"survey began.</p></li>" for n in range(1, 6))
+    inner = _STORY.replace("</p><p>Traffic", f"</p><div class='promo_holder'><ul class='slideshow'>{captions}</ul>"
+                           "</div><p>Traffic")
+    page_inner = f"<html><body><h1>Old bridge to close</h1>{inner}</body></html>"
+    gone = dropped(page_inner)
+    assert len(gone) == 1 and gone[0].startswith("Photo 1: the old bridge's piers") and gone[0].endswith("began.")
+    short = inner.replace(" Engineers found cracks in two of its piers in the spring, and the council asked for a "
+                          "full survey.", "")
+    assert dropped(page_inner.replace(inner, short)) == []
     # In classify: on a page typed article, counted; not on a list page.
     models = classifier.shared_models()
     assert models.stack is not None

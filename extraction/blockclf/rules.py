@@ -46,6 +46,9 @@ MAIN_SHARE = 0.5  # the main block outside comment threads has at least this sha
 # A block whose element has this many children named as comments (WordPress's <ol class="commentlist">
 # of <li class="comment">) is a thread however long: it is not the page's main block.
 MIN_THREAD_ITEMS = 2
+# The elements that are one comment when alone in a thread-named container: a list's item, an <article> (not the
+# thread's own list, ``<dl id="comment_list">`` in ``<div id="comments">``).
+_LONE_COMMENT_TAGS = frozenset({"li", "article"})
 _COMMENT_RE = re.compile(r"comment|disqus|respond|replies|talkback|discussion|pinglun", re.I)
 # One comment of a thread: "comment" as a word of its own ("comment", "comment-38027", "comment_851634") or
 # a comment's text ("comments-body", "commentBody", "comment-content": threads laid out flat as head, body,
@@ -574,12 +577,14 @@ def _names_comment(element: html.HtmlElement, pattern: re.Pattern[str] = _COMMEN
 def _one_comment_of_a_thread(element: html.HtmlElement) -> bool:
     """Return whether ``element`` lies inside one comment of a thread: an ancestor-or-self named as a single
     comment (``_COMMENT_ITEM_RE``: ``<li class="comment">``, ``<dd id="comment-851634">``) among at least
-    ``MIN_THREAD_ITEMS`` siblings so named. A long reader comment is then the page's longest block, not its
-    main one."""
+    ``MIN_THREAD_ITEMS`` siblings so named, or, an item (``_LONE_COMMENT_TAGS``), alone in a container named as a
+    thread (WordPress's ``<ol class="commentlist">`` of one ``<li class="comment">``). A long reader comment is then
+    the page's longest block, not its main one."""
     for node in itertools.chain((element,), element.iterancestors()):
         parent = node.getparent()
-        if parent is not None and _names_comment(node, _COMMENT_ITEM_RE) and sum(
-                _names_comment(child, _COMMENT_ITEM_RE) for child in parent.iterchildren("*")) >= MIN_THREAD_ITEMS:
+        if parent is not None and _names_comment(node, _COMMENT_ITEM_RE) and (
+                (node.tag in _LONE_COMMENT_TAGS and _names_comment(parent)) or sum(
+                    _names_comment(child, _COMMENT_ITEM_RE) for child in parent.iterchildren("*")) >= MIN_THREAD_ITEMS):
             return True
     return False
 

@@ -93,6 +93,19 @@ def test_a_comment_longer_than_the_article_does_not_make_its_thread_the_article(
         assert long_comment not in _in_threads(changed)
 
 
+def test_a_lone_comment_longer_than_the_article_is_not_the_article() -> None:
+    # WordPress (Dragnet R876): a thread of one <li class="comment"> in <ol class="commentlist">, its text twice the
+    # short post's: the comment is in a thread, the post is the main block.
+    long_comment = " ".join(COMMENTS * 2)
+    thread = ("<div id='comments'><ol class='commentlist'><li class='comment even depth-1'><div class='comment-text'>"
+              f"<p>{long_comment}</p></div></li></ol></div>")
+    page = _post_and_thread("entry", thread)
+    assert long_comment in _in_threads(page) and "river fish" not in _in_threads(page)
+    # Not a single comment: an item outside a thread-named container, or a thread's own list alone in one.
+    assert _in_threads(page.replace("<div id='comments'><ol class='commentlist'>", "<div><ol>")) == ""
+    assert long_comment not in _in_threads(page.replace("<li class='comment even depth-1'>", "<li class='note'>"))
+
+
 def test_a_long_comment_in_a_flat_thread_of_comment_bodies_is_not_the_article() -> None:
     # Movable Type (Dragnet R756): a head and a body per comment, all siblings, the body named
     # "comments-body"; one comment three times the short post.

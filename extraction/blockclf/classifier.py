@@ -390,7 +390,7 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
                 kept[i] = keep
                 setattr(decision, counter, getattr(decision, counter) + 1)
     if stacked:
-        for i in named_sidebars(blocks, kept):
+        for i in named_sidebars(blocks, kept, probabilities):
             kept[i] = False
             decision.sidebars += 1
         for i in enclosing_block(blocks, kept):

@@ -414,12 +414,15 @@ def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     return _in_named_containers(blocks, kept, _names_box)
 
 
-def _in_named_containers(blocks: Sequence[Block], kept: Sequence[bool],
-                         names: Callable[[html.HtmlElement], bool]) -> list[int]:
+def _in_named_containers(blocks: Sequence[Block], kept: Sequence[bool], names: Callable[[html.HtmlElement], bool],
+                         body: Callable[[int], bool] | None = None) -> list[int]:
     """Return the kept blocks whose nearest container that ``names`` accepts (``_named_ancestor``) is not the main
-    block's element (``_main_block``) or one of its ancestors. When the main block lies in such a container and a kept
-    block's element holds that container, with ``ARTICLE_BODY_MIN_CHARS`` of text outside links of its own, the
-    nearest such block is the main one."""
+    block's element (``_main_block``) or one of its ancestors.
+
+    When the main block lies in such a container, the main one is instead: the nearest kept block whose element holds
+    that container, with ``ARTICLE_BODY_MIN_CHARS`` of text outside links of its own (the box is in the article's
+    body); else, given ``body``, the largest kept block outside every such container that ``body`` accepts (the
+    article's body beside the container)."""
     rows = [i for i, keep in enumerate(kept) if keep]
     if len(rows) < 2:
         return []
@@ -430,8 +433,14 @@ def _in_named_containers(blocks: Sequence[Block], kept: Sequence[bool],
         # A named box inside a kept block with text of its own is a box in the article's body (a slideshow's
         # captions in "promo_holder" inside "articleBody"), not the article's wrapper: that block is the main one.
         by_element = {blocks[i].element: i for i in rows}
-        main = next((by_element[element] for element in box.iterancestors() if element in by_element
-                     and blocks[by_element[element]].text_chars >= ARTICLE_BODY_MIN_CHARS), main)
+        enclosing = next((by_element[element] for element in box.iterancestors() if element in by_element
+                          and blocks[by_element[element]].text_chars >= ARTICLE_BODY_MIN_CHARS), None)
+        if enclosing is not None:
+            main = enclosing
+        elif body is not None:
+            free = [i for i in rows if _named_ancestor(blocks[i].element, named, names) is None and body(i)]
+            if free:
+                main = _main_block(blocks, free)
     around = {blocks[main].element, *blocks[main].element.iterancestors()}
     return [i for i in rows if (container := _named_ancestor(blocks[i].element, named, names)) is not None
             and container not in around]
@@ -456,10 +465,24 @@ def _names_sidebar(element: html.HtmlElement) -> bool:
     return False
 
 
-def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool],
+                   probabilities: npt.NDArray[np.float32] | None = None) -> list[int]:
     """Return the kept blocks to drop because they lie in a container named as a sidebar (``_names_sidebar``) that
-    is not around the main block (``_main_block``), as ``named_related`` does for boxes of related articles."""
-    return _in_named_containers(blocks, kept, _names_sidebar)
+    is not around the main block (``_main_block``), as ``named_related`` does for boxes of related articles.
+
+    A sidebar whose widgets outweigh a short post holds the longest block: given the model's ``probabilities``, a
+    kept block outside every sidebar, inside the page's declared article body (``_outermost_body``) and at least
+    ``REGION_UNSURE`` probable, is then the main one. Not any block outside: "sidebar" also names the layout around
+    the content ("c-layout-sidebar-left", a ``<main>``'s "ct-main-sidebar"), and a header's block outside it would
+    take the article's place."""
+    if probabilities is None:
+        return _in_named_containers(blocks, kept, _names_sidebar)
+    marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _outermost_body's walk
+
+    def in_body(i: int) -> bool:
+        return float(probabilities[i]) >= REGION_UNSURE and _outermost_body(blocks[i].element, marked) is not None
+
+    return _in_named_containers(blocks, kept, _names_sidebar, in_body)
 
 
 # More headings than this at the end of the text are the items of a list (a listicle's pictures, each under its

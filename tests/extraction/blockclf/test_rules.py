@@ -640,6 +640,23 @@ def test_kept_blocks_in_a_container_named_as_a_sidebar_are_dropped(monkeypatch: 
         assert dropped(page.replace("id='sidebar'", name)) == [], name
     aside = page.replace("<div id='sidebar'>", "<aside>").replace("</ul></div></body>", "</ul></aside></body>")
     assert dropped(aside) == []
+    # A sidebar whose widgets outweigh a short post holds the longest block. Given the model's probabilities, the post
+    # is the main block when it lies in the page's declared article body ("entry-content") and is at least 0.5
+    # probable; a block outside the sidebar that is neither (a header, a layout named "sidebar" around the post) is not.
+    about = "<li class='widget'><p>" + "About me: I write on bridges, roads and the city's budget. " * 4 + "</p></li>"
+    heavy = page.replace("<ul><li class='widget widget_archive'>", f"<ul>{about}<li class='widget widget_archive'>")
+    declared = heavy.replace("<div class='story'>", "<div class='entry-content'>")
+    assert dropped(declared) == []  # without the probabilities: the sidebar holds the main block, nothing goes
+
+    def dropped_with(probability: float, html_text: str = declared) -> list[str]:
+        blocks = page_blocks(parse_html(html_text))
+        probabilities = np.full(len(blocks), probability, dtype=np.float32)
+        return [blocks[i].text for i in rules.named_sidebars(blocks, [True] * len(blocks), probabilities)]
+
+    sidebar = dropped_with(0.9)
+    assert len(sidebar) == 2 and sidebar[0].startswith("About me") and sidebar[1] == "November 2012\nOctober 2012"
+    assert dropped_with(0.4) == []
+    assert dropped_with(0.9, heavy) == []  # no declared body: the sidebar's longest block stays the main one
     # In classify: on every page type (a blog post typed list keeps its sidebars otherwise).
     models = classifier.shared_models()
     assert models.stack is not None

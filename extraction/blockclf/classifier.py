@@ -27,6 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -382,7 +383,8 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     # list) gets the article rules; the list threshold it was decided with stays.
     if typed_as == "article" or (typed_as == "list" and declared_body(blocks, kept) is not None):
         decision.read_as_article = typed_as == "list"
-        article_rules = ((lead_blocks, True, "lead"), (named_related, False, "related"),
+        article_rules = ((lead_blocks, True, "lead"),
+                         (partial(named_related, probabilities=probabilities), False, "related"),
                          (link_lists, False, "link_lists"), (teaser_bodies, False, "teasers"),
                          (missed_body, True, "missed_body"))
         for rule, keep, counter in article_rules:  # in this order: each reads the decision the last left

@@ -403,15 +403,18 @@ def _names_box(element: html.HtmlElement) -> bool:
     return not _BOX_WORDS.isdisjoint(_container_words(element))
 
 
-def named_related(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+def named_related(blocks: Sequence[Block], kept: Sequence[bool],
+                  probabilities: npt.NDArray[np.float32] | None = None) -> list[int]:
     """Return the kept blocks to drop because they lie in a container the page names as related articles
     (``_RELATED_WORDS``), a newsletter's sign-up (``_SIGNUP_WORDS``), the author's box (``_AUTHOR_WORDS``) or share
     buttons (``_SHARE_WORDS``): the boxes of other stories a CMS prints beside or after the article, whose teasers
     the model reads as text, the prompts to subscribe, the author's bio and the buttons' labels. The main block
     (``_main_block``) stays, and so do the containers around it (an article wrapper with "related" in its classes):
     a block goes when its nearest such container (``_named_ancestor``) is not an ancestor-or-self of the main
-    block."""
-    return _in_named_containers(blocks, kept, _names_box)
+    block. A box that holds the longest block does not hold the main one when it lies in a kept block with text of
+    its own, or, given the model's ``probabilities``, when a block of the declared article body is outside it
+    (``_in_named_containers``, as for sidebars)."""
+    return _in_named_containers(blocks, kept, _names_box, _in_declared_body(blocks, probabilities))
 
 
 def _in_named_containers(blocks: Sequence[Block], kept: Sequence[bool], names: Callable[[html.HtmlElement], bool],
@@ -475,14 +478,21 @@ def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool],
     ``REGION_UNSURE`` probable, is then the main one. Not any block outside: "sidebar" also names the layout around
     the content ("c-layout-sidebar-left", a ``<main>``'s "ct-main-sidebar"), and a header's block outside it would
     take the article's place."""
+    return _in_named_containers(blocks, kept, _names_sidebar, _in_declared_body(blocks, probabilities))
+
+
+def _in_declared_body(blocks: Sequence[Block],
+                      probabilities: npt.NDArray[np.float32] | None) -> Callable[[int], bool] | None:
+    """Return whether a block lies in the page's declared article body (``_outermost_body``) and is at least
+    ``REGION_UNSURE`` probable; None without ``probabilities``."""
     if probabilities is None:
-        return _in_named_containers(blocks, kept, _names_sidebar)
+        return None
     marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _outermost_body's walk
 
     def in_body(i: int) -> bool:
         return float(probabilities[i]) >= REGION_UNSURE and _outermost_body(blocks[i].element, marked) is not None
 
-    return _in_named_containers(blocks, kept, _names_sidebar, in_body)
+    return in_body
 
 
 # More headings than this at the end of the text are the items of a list (a listicle's pictures, each under its

@@ -426,6 +426,16 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
     short = inner.replace(" Engineers found cracks in two of its piers in the spring, and the council asked for a "
                           "full survey.", "")
     assert dropped(page_inner.replace(inner, short)) == []
+    # A bio after a short post, longer than the post: given the model's probabilities, the post in its declared body
+    # ("entry-content", at least 0.5 probable) is the main block and the bio goes.
+    long_bio = bio.replace("for the paper.", "for the paper. " + "She reports on the city's roads since 2009. " * 5)
+    short_post = "<html><body><h1>Old bridge to close</h1>" + body.replace("'story'", "'entry-content'") + long_bio \
+        + "</body></html>"
+    assert dropped(short_post) == []
+    short_blocks = page_blocks(parse_html(short_post))
+    for probability, gone in ((0.9, 1), (0.4, 0)):
+        scores = np.full(len(short_blocks), probability, dtype=np.float32)
+        assert len(rules.named_related(short_blocks, [True] * len(short_blocks), scores)) == gone, probability
     # In classify: on a page typed article, counted; not on a list page.
     models = classifier.shared_models()
     assert models.stack is not None

@@ -483,8 +483,8 @@ def named_sidebars(blocks: Sequence[Block], kept: Sequence[bool],
 
 def _in_declared_body(blocks: Sequence[Block],
                       probabilities: npt.NDArray[np.float32] | None) -> Callable[[int], bool] | None:
-    """Return whether a block lies in the page's declared article body (``_outermost_body``) and is at least
-    ``REGION_UNSURE`` probable; None without ``probabilities``."""
+    """Return the test of a block's index: whether the block lies in the page's declared article body
+    (``_outermost_body``) and is at least ``REGION_UNSURE`` probable; None without ``probabilities``."""
     if probabilities is None:
         return None
     marked: dict[html.HtmlElement, html.HtmlElement | None] = {}  # memo of _outermost_body's walk

@@ -20,6 +20,11 @@ marked among the records written, in the order read (DEDUP_*; DEDUP_DROP leaves 
 original, where the crawl's was the first exported. With the store the crawl used, frozen, the records equal the
 crawl's (tested: ``tests/crawler/commands/test_reextract.py``).
 
+The pages are processed in the crawl's extraction workers (:class:`extraction.workers.PagePool`, EXTRACT_WORKERS,
+one per CPU by default; 0 runs them in this process): every core works, and a page over EXTRACT_TIMEOUT seconds
+has its worker replaced and its record ``error: "extract_timeout"`` (a dead worker gives ``extract_crashed``),
+while the others go on. The records come out in the order read.
+
 Exit status: 0; 1 when every record written failed; 2 when no WARC file or capture was found.
 """
 
@@ -29,22 +34,27 @@ import argparse
 import json
 import logging
 import sys
-from collections import Counter
+from collections import Counter, deque
+from collections.abc import Iterator
+from concurrent.futures import Future
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+from scrapy.settings import Settings
 
 from crawler.commands.extract import find_pages, frozen_library
 from crawler.progress import Progress
 from crawler.sitetypes import StoredHints
 from extraction.dedup import DedupConfig, DuplicateIndex, deduplicate, record_fingerprint
 from extraction.onnx import ModelError
-from extraction.process import Context
+from extraction.page import Page
+from extraction.process import Context, Count
 from extraction.record import Record
 from extraction.warc import Capture, read_captures
-from pipelines.process import PageHandler
+from extraction.workers import Outcome, PagePool, WorkersConfig, failure_outcome
+from pipelines.process import PageHandler, worker_settings
 
 logger = logging.getLogger(__name__)
 
@@ -71,17 +81,31 @@ class Reextractor:
         (a page whose worker died), a page read before that was fetched again (a hub revisited in a later round;
         an article rechecked whose text did not change: one whose text changed is ``change: "changed"``), an error
         with EXPORT_ERROR_ITEMS off, a duplicate with DEDUP_DROP."""
+        prepared = self.prepare(capture)
+        if prepared is None:
+            return None
+        page, record, key = prepared
+        return self.finish(capture, self.handler(page, record), key)
+
+    def prepare(self, capture: Capture) -> tuple[Page, Record, str] | None:
+        """Return the page to process, its record as the spider started it and its key; None for a capture read
+        before (the first step of :meth:`record`, in the order read)."""
         record = capture.record()
         capture_id = record.crawl.get("capture")
         if capture_id:
             if capture_id in self.captures:
-                return self._skip("archived_twice")
+                self._skip("archived_twice")
+                return None
             self.captures.add(capture_id)
         page = capture.page()
         key = str(record.crawl.get("url") or record.url or "")
         if self.hints is not None:
             page.site_hint = self.hints.hint(page.site, key or record.canonical_url)
-        record = self.handler(page, record)
+        return page, record, key
+
+    def finish(self, capture: Capture, record: Record, key: str) -> Record | None:
+        """Return the processed ``record`` as the crawl exports it, or None (the last step of :meth:`record`, in the
+        order read: what was written before decides whether it changed or is a duplicate)."""
         if record.error is not None:
             record.crawl.pop("fingerprint", None)
             return record if self.export_errors else self._skip("error")
@@ -104,6 +128,65 @@ class Reextractor:
         """Count a capture that gives no record; return None."""
         self.skipped[reason] += 1
         return None
+
+
+def reextract_handler(count: Count, settings: dict[str, Any], templates: bool) -> PageHandler:
+    """Build an extraction worker's handler for re-extraction (:data:`extraction.workers.HandlerFactory`): today's
+    models, the template store frozen (``templates``: TEMPLATES_*, else none), nothing archived."""
+    values = Settings(settings)
+    library = frozen_library(values) if templates else None
+    return PageHandler(Context.from_settings(values, templates=library), None)
+
+
+class _Pages:
+    """The captures' records in the order read, processed in the extraction workers (``pool``) or, without them, by
+    the reextractor's own handler; at most ``window`` pages are in the workers at once."""
+
+    def __init__(self, reextractor: Reextractor, pool: PagePool | None, window: int) -> None:
+        self.reextractor = reextractor
+        self.pool = pool
+        self.window = window
+        self.queued: deque[tuple[Capture, Record, str, Future[Outcome]]] = deque()
+
+    def add(self, capture: Capture) -> Iterator[tuple[Capture, Record | None]]:
+        """Take one capture; yield the captures done by then with their records (None: none written)."""
+        if self.pool is None:
+            yield capture, self.reextractor.record(capture)
+            return
+        prepared = self.reextractor.prepare(capture)
+        if prepared is None:
+            if not self.queued:
+                yield capture, None
+                return
+            # Its place in the order comes after the queued pages: it gives no record, only progress.
+            self.queued.append((capture, Record(url=""), "", _NOTHING))
+        else:
+            page, record, key = prepared
+            self.queued.append((capture, record, key, self.pool.submit(page, record)))
+        while self.queued and (len(self.queued) > self.window or self.queued[0][3].done()):
+            yield self._next()
+
+    def drain(self) -> Iterator[tuple[Capture, Record | None]]:
+        """Yield the captures still queued, in order, with their records."""
+        while self.queued:
+            yield self._next()
+
+    def _next(self) -> tuple[Capture, Record | None]:
+        capture, record, key, future = self.queued.popleft()
+        if future is _NOTHING:
+            return capture, None
+        assert self.pool is not None
+        try:
+            outcome = future.result()
+        except Exception as exc:  # over EXTRACT_TIMEOUT, a dead worker: the record says so
+            outcome = failure_outcome(record, exc, self.pool.config.timeout)
+        for name, level, message in outcome.logs:
+            logging.getLogger(name).log(level, "%s", message)
+        return capture, self.reextractor.finish(capture, outcome.record, key)
+
+
+_NOTHING: Future[Outcome] = Future()  # the queue's mark of a capture read before: it gives no record
+_NOTHING.set_result(Outcome(Record(url="")))
 
 
 class Command(ScrapyCommand):
@@ -134,37 +217,68 @@ class Command(ScrapyCommand):
             self.exitcode = 2
             return
         assert self.settings is not None
+        try:
+            workers = WorkersConfig.from_settings(self.settings)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
         library = None if opts.no_templates else frozen_library(self.settings)
         if library is not None:
             logger.info("Templates and page-type votes from %s (frozen)", library.config.store)
+        pool = None
         try:
-            context = Context.from_settings(self.settings, templates=library)
-        except ModelError as exc:
+            if workers.processes:
+                pool = PagePool(workers, reextract_handler, (worker_settings(self.settings), not opts.no_templates))
+                pool.start()
+                handler = PageHandler(Context(None, None), None)  # unused: the workers process the pages
+            else:
+                handler = PageHandler(Context.from_settings(self.settings, templates=library), None)
+        except (ModelError, RuntimeError) as exc:  # a model that does not load, here or in a worker
+            if library is not None:
+                library.close()
             raise UsageError(f"models unusable: {exc}") from exc
-        reextractor = Reextractor(PageHandler(context, None), None if opts.no_templates else StoredHints(self.settings),
+        reextractor = Reextractor(handler, None if opts.no_templates else StoredHints(self.settings),
                                   DedupConfig.from_settings(self.settings),
                                   self.settings.getbool("EXPORT_ERROR_ITEMS", True))
+        queue = _Pages(reextractor, pool, 8 * workers.processes)
         pages = failed = written = 0
+        finished = False
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
             with Progress(sum(Path(path).stat().st_size for path in paths), "Re-extracting", unit="B") as progress:
-                for path in paths:
-                    done_in_file = 0
-                    for capture in read_captures(path):
-                        record = reextractor.record(capture)
+                done = 0  # bytes of the captures done, over every file
+                ends: dict[int, int] = {}  # id of a queued capture -> bytes done once it is
+
+                def write(done_pages: Iterator[tuple[Capture, Record | None]]) -> None:
+                    nonlocal pages, failed, written, done
+                    for capture, record in done_pages:
                         pages += 1
                         if record is not None:
                             failed += record.error is not None
                             written += 1
                             out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
-                        # Progress by the file's compressed bytes: a capture ends where the next begins.
-                        progress.update(capture.location.offset - done_in_file, pages=pages, written=written,
-                                        failed=failed)
-                        done_in_file = capture.location.offset
-                    progress.update(Path(path).stat().st_size - done_in_file)
+                        end = ends.pop(id(capture))
+                        progress.update(end - done, pages=pages, written=written, failed=failed)
+                        done = end
+
+                offset = 0  # bytes of the files before this one
+                for path in paths:
+                    for capture in read_captures(path):
+                        # Progress by the files' compressed bytes: a capture ends where the next begins.
+                        ends[id(capture)] = offset + capture.location.offset
+                        write(queue.add(capture))
+                    write(queue.drain())
+                    offset += Path(path).stat().st_size
+                    progress.update(offset - done)
+                    done = offset
+            finished = True
         finally:
             if out is not sys.stdout:
                 out.close()
+            if pool is not None:
+                if finished:
+                    pool.close()
+                else:  # interrupted: the queued pages are dropped
+                    pool.stop()
             if library is not None:
                 library.close()
         skipped = ", ".join(f"{reason} {count}" for reason, count in sorted(reextractor.skipped.items()))

@@ -67,6 +67,23 @@ def test_exit_status_and_a_cut_file(tmp_path: Path) -> None:
     assert "cut short" in done.stderr or "ends inside a capture" in done.stderr
     progress = [line for line in done.stderr.splitlines() if "Re-extracting:" in line]
     assert progress and "pages 2, written 2, failed 1" in progress[-1]  # a plain line (no terminal), with the rate
+    # The pages went through the extraction workers (one per CPU); in this process (EXTRACT_WORKERS=0) the records
+    # are the same.
+    alone = tmp_path / "alone.jsonl"
+    assert _run(str(tmp_path / "warc"), "-o", str(alone), "-s", "TEMPLATES_ENABLED=False",
+                "-s", "EXTRACT_WORKERS=0").returncode == 0
+    assert _records(alone) == records
+    # A page over EXTRACT_TIMEOUT has its worker replaced and its record says so; the run goes on to the next page
+    # (exit status 1: every record written failed).
+    slow = tmp_path / "slow.jsonl"
+    timed_out = _run(str(tmp_path / "warc"), "-o", str(slow), "-s", "TEMPLATES_ENABLED=False",
+                     "-s", "EXTRACT_TIMEOUT=0.001", "-s", "EXTRACT_WORKERS=1")
+    assert timed_out.returncode == 1, timed_out.stderr
+    late = _records(slow)
+    assert [r["url"] for r in late] == ["http://a.test/1", "http://a.test/2"]
+    assert late[0]["error"] == "extract_timeout" and late[0]["text"] == ""
+    assert late[1]["error"] in ("not_html", "extract_timeout")  # a refusal may be quicker than the millisecond
+    assert "extract_timeout" in timed_out.stderr
 
 
 def test_each_page_once_changed_articles_again_as_the_crawl_state_does(tmp_path: Path) -> None:

@@ -65,7 +65,7 @@ class Reextractor:
     """Turns captures into the records the crawl exports: each page once, later fetches of it only when they
     changed, duplicates marked among them (see :meth:`record`)."""
 
-    def __init__(self, handler: PageHandler, hints: StoredHints | None, dedup: DedupConfig,
+    def __init__(self, handler: PageHandler | None, hints: StoredHints | None, dedup: DedupConfig,
                  export_errors: bool = True) -> None:
         self.handler = handler
         self.hints = hints
@@ -80,7 +80,9 @@ class Reextractor:
         """Return the record of one capture, or None when the crawl exported none for it: a capture archived twice
         (a page whose worker died), a page read before that was fetched again (a hub revisited in a later round;
         an article rechecked whose text did not change: one whose text changed is ``change: "changed"``), an error
-        with EXPORT_ERROR_ITEMS off, a duplicate with DEDUP_DROP."""
+        with EXPORT_ERROR_ITEMS off, a duplicate with DEDUP_DROP. Needs the handler (None: the pages are processed
+        elsewhere, between :meth:`prepare` and :meth:`finish`)."""
+        assert self.handler is not None
         prepared = self.prepare(capture)
         if prepared is None:
             return None
@@ -140,41 +142,43 @@ def reextract_handler(count: Count, settings: dict[str, Any], templates: bool) -
 
 class _Pages:
     """The captures' records in the order read, processed in the extraction workers (``pool``) or, without them, by
-    the reextractor's own handler; at most ``window`` pages are in the workers at once."""
+    the reextractor's own handler; at most ``window`` pages are in the workers at once. Each capture comes with
+    ``end``, the bytes read once it is done (for the progress), and goes out with it."""
 
     def __init__(self, reextractor: Reextractor, pool: PagePool | None, window: int) -> None:
         self.reextractor = reextractor
         self.pool = pool
         self.window = window
-        self.queued: deque[tuple[Capture, Record, str, Future[Outcome]]] = deque()
+        # (end, capture, record, key, the worker's future; None for a capture read before: no record, only progress)
+        self.queued: deque[tuple[int, Capture, Record | None, str, Future[Outcome] | None]] = deque()
 
-    def add(self, capture: Capture) -> Iterator[tuple[Capture, Record | None]]:
-        """Take one capture; yield the captures done by then with their records (None: none written)."""
+    def add(self, capture: Capture, end: int) -> Iterator[tuple[int, Record | None]]:
+        """Take one capture; yield the ends of the captures done by then with their records (None: none written)."""
         if self.pool is None:
-            yield capture, self.reextractor.record(capture)
+            yield end, self.reextractor.record(capture)
             return
         prepared = self.reextractor.prepare(capture)
         if prepared is None:
-            if not self.queued:
-                yield capture, None
-                return
-            # Its place in the order comes after the queued pages: it gives no record, only progress.
-            self.queued.append((capture, Record(url=""), "", _NOTHING))
+            self.queued.append((end, capture, None, "", None))  # its place in the order: after the queued pages
         else:
             page, record, key = prepared
-            self.queued.append((capture, record, key, self.pool.submit(page, record)))
-        while self.queued and (len(self.queued) > self.window or self.queued[0][3].done()):
+            self.queued.append((end, capture, record, key, self.pool.submit(page, record)))
+        while self.queued and (len(self.queued) > self.window or self._done(self.queued[0][4])):
             yield self._next()
 
-    def drain(self) -> Iterator[tuple[Capture, Record | None]]:
+    def drain(self) -> Iterator[tuple[int, Record | None]]:
         """Yield the captures still queued, in order, with their records."""
         while self.queued:
             yield self._next()
 
-    def _next(self) -> tuple[Capture, Record | None]:
-        capture, record, key, future = self.queued.popleft()
-        if future is _NOTHING:
-            return capture, None
+    @staticmethod
+    def _done(future: Future[Outcome] | None) -> bool:
+        return future is None or future.done()
+
+    def _next(self) -> tuple[int, Record | None]:
+        end, capture, record, key, future = self.queued.popleft()
+        if future is None or record is None:
+            return end, None
         assert self.pool is not None
         try:
             outcome = future.result()
@@ -182,11 +186,7 @@ class _Pages:
             outcome = failure_outcome(record, exc, self.pool.config.timeout)
         for name, level, message in outcome.logs:
             logging.getLogger(name).log(level, "%s", message)
-        return capture, self.reextractor.finish(capture, outcome.record, key)
-
-
-_NOTHING: Future[Outcome] = Future()  # the queue's mark of a capture read before: it gives no record
-_NOTHING.set_result(Outcome(Record(url="")))
+        return end, self.reextractor.finish(capture, outcome.record, key)
 
 
 class Command(ScrapyCommand):
@@ -224,12 +224,11 @@ class Command(ScrapyCommand):
         library = None if opts.no_templates else frozen_library(self.settings)
         if library is not None:
             logger.info("Templates and page-type votes from %s (frozen)", library.config.store)
-        pool = None
+        pool = handler = None
         try:
-            if workers.processes:
+            if workers.processes:  # the workers process the pages
                 pool = PagePool(workers, reextract_handler, (worker_settings(self.settings), not opts.no_templates))
                 pool.start()
-                handler = PageHandler(Context(None, None), None)  # unused: the workers process the pages
             else:
                 handler = PageHandler(Context.from_settings(self.settings, templates=library), None)
         except (ModelError, RuntimeError) as exc:  # a model that does not load, here or in a worker
@@ -246,17 +245,15 @@ class Command(ScrapyCommand):
         try:
             with Progress(sum(Path(path).stat().st_size for path in paths), "Re-extracting", unit="B") as progress:
                 done = 0  # bytes of the captures done, over every file
-                ends: dict[int, int] = {}  # id of a queued capture -> bytes done once it is
 
-                def write(done_pages: Iterator[tuple[Capture, Record | None]]) -> None:
+                def write(done_pages: Iterator[tuple[int, Record | None]]) -> None:
                     nonlocal pages, failed, written, done
-                    for capture, record in done_pages:
+                    for end, record in done_pages:
                         pages += 1
                         if record is not None:
                             failed += record.error is not None
                             written += 1
                             out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
-                        end = ends.pop(id(capture))
                         progress.update(end - done, pages=pages, written=written, failed=failed)
                         done = end
 
@@ -264,8 +261,7 @@ class Command(ScrapyCommand):
                 for path in paths:
                     for capture in read_captures(path):
                         # Progress by the files' compressed bytes: a capture ends where the next begins.
-                        ends[id(capture)] = offset + capture.location.offset
-                        write(queue.add(capture))
+                        write(queue.add(capture, offset + capture.location.offset))
                     write(queue.drain())
                     offset += Path(path).stat().st_size
                     progress.update(offset - done)

@@ -577,7 +577,9 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     longest block (most characters outside links) outside every such element when it has at least
     ``MAIN_SHARE`` of the longest block's characters, else the longest block. A container such as
     ``<article class="post has-comments">`` around the article itself is therefore not a thread,
-    and a long comment does not make its thread the article.
+    and a long comment does not make its thread the article. When the main block is the longest
+    block and lies in a list of posts (``_thread_list``: at least ``MIN_THREAD_ITEMS`` items named as
+    comments), the page is the thread, a forum topic, and that list's blocks are not dropped.
     """
     if not blocks:
         return []
@@ -591,14 +593,38 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     main = (outside if outside is not None and (outside.text_chars >= MAIN_SHARE * longest.text_chars or thread)
             else longest).element
     main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
+    # A page that is a thread (a forum topic): its longest post is the main block and the other posts are content.
+    posts = _thread_list(main) if main is longest.element else None
     found = []
     for block, container in zip(blocks, nearest, strict=True):
         while container is not None and container in main_path:  # a named ancestor of the main block
             parent = container.getparent()
             container = _named_ancestor(parent, named) if parent is not None else None
-        if container is not None:
+        if container is not None and (posts is None or not _inside(block.element, posts)):
             found.append(block.index)
     return found
+
+
+def _thread_list(element: html.HtmlElement) -> html.HtmlElement | None:
+    """Return the list of posts ``element`` lies in, or None: the parent of its nearest ancestor-or-self named as a
+    comment (``_COMMENT_RE``) with at least ``MIN_THREAD_ITEMS`` like children so named, of its tag and sharing a
+    class (Invision's ``<article id="elComment_4399704" class="ipsEntry">`` posts, Vanilla's ``<li class="Item
+    ItemComment">``), so an article's ``<div class="post has-comments">`` beside ``<div id="comments">`` is none."""
+    for node in itertools.chain((element,), element.iterancestors()):
+        parent = node.getparent()
+        if parent is None or not _names_comment(node):
+            continue
+        classes = set((node.get("class") or "").split())
+        alike = sum(1 for child in parent.iterchildren(node.tag) if _names_comment(child)
+                    and (classes & set((child.get("class") or "").split()) or (not classes and not child.get("class"))))
+        if alike >= MIN_THREAD_ITEMS:
+            return parent
+    return None
+
+
+def _inside(element: html.HtmlElement, container: html.HtmlElement) -> bool:
+    """Return whether ``container`` is ``element`` or one of its ancestors."""
+    return any(node is container for node in itertools.chain((element,), element.iterancestors()))
 
 
 def _names_comment(element: html.HtmlElement, pattern: re.Pattern[str] = _COMMENT_RE) -> bool:

@@ -133,6 +133,24 @@ def test_a_thread_headed_comments_is_a_thread_whatever_its_items_markup() -> Non
     assert _in_threads(page("Our readers' market stories")) == ""
 
 
+def test_a_forum_topic_keeps_its_posts() -> None:
+    # Invision Community (WCXB-dev 0544): the page is the thread, every post an <article id="elComment_N"> in
+    # <div id="comments">, each post's text in "comment-N_wrap"; nothing outside holds half the longest post.
+    posts = "".join(f"<article id='elComment_{i}' class='ipsEntry'><div class='author'>reader{i}</div>"
+                    f"<div id='comment-{i}_wrap' class='ipsEntry__content'><p>{text}</p></div></article>"
+                    for i, text in enumerate((" ".join(COMMENTS), *COMMENTS)))
+    page = ("<html><body><div id='nav'><a href='/'>Home</a></div><div class='cTopic' id='comments'>"
+            f"<div class='ipsEntries'>{posts}</div></div>"
+            "<section class='featuredComments'><p>A featured reply from another topic.</p></section></body></html>")
+    found = _in_threads(page)
+    assert not any(comment in found for comment in COMMENTS)
+    assert "A featured reply from another topic." in found  # another named box: still a thread apart
+    # The same posts after an article that holds half the longest post: the article is the main block.
+    article = page.replace("<div class='cTopic' id='comments'>", f"{_STORY}<div class='cTopic' id='comments'>")
+    found = _in_threads(article)
+    assert all(comment in found for comment in COMMENTS) and "built in 1931" not in found
+
+
 def _flat_thread_page(heading: str) -> str:
     # Movable Type (Dragnet R187): the post's paragraphs, its "Posted by" line, the thread's heading and each
     # comment's <div> with its "Posted by:" line, all children of the post's own <div>.

@@ -284,25 +284,34 @@ def _main_block(blocks: Sequence[Block], rows: Sequence[int]) -> int:
     return max(rows, key=lambda i: blocks[i].text_chars)
 
 
+ENCLOSING_LEVELS = 2  # blocks around the main block read, nearest first, for one with more text than it
+
+
 def enclosing_block(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
-    """Return the dropped block around the main block (``_main_block``) to keep: the nearest block whose element
-    holds the main block's, when it has more text outside links than the main block and at most
-    ``SIBLING_MAX_LINK_DENSITY`` of its text in links. The model kept a quote, a recipe box or one paragraph
-    ``<div>`` of the article and dropped the article's own text around it; a page's text straight in ``<body>``
-    is not an article's."""
+    """Return the dropped blocks around the main block (``_main_block``) to keep: of its nearest
+    ``ENCLOSING_LEVELS`` enclosing blocks, the first with more text outside links than the main block, and the
+    one between, when each is dropped and has at most ``SIBLING_MAX_LINK_DENSITY`` of its text in links. The
+    model kept a quote, a recipe box or one paragraph ``<div>`` of the article and dropped the article's own
+    text around it (and a recipe's title box between them); a page's text straight in ``<body>`` is not an
+    article's."""
     rows = [i for i, keep in enumerate(kept) if keep]
     if not rows:
         return []
     main = _main_block(blocks, rows)
     ancestors = set(blocks[main].element.iterancestors())
     own = blocks[main].text_chars
+    between: list[int] = []  # dropped blocks around the main block with less text than it (a recipe's box)
     for i in range(main - 1, -1, -1):
         block = blocks[i]
         if block.element in ancestors:
-            if not kept[i] and block.element.tag not in ("body", "html") and block.text_chars > own \
-                    and block.link_chars <= SIBLING_MAX_LINK_DENSITY * block.chars:
-                return [i]
-            return []
+            if kept[i] or block.element.tag in ("body", "html") \
+                    or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars:
+                return []
+            if block.text_chars > own:
+                return [i, *between]
+            if len(between) + 1 >= ENCLOSING_LEVELS:
+                return []
+            between.append(i)
     return []
 
 

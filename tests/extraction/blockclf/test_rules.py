@@ -582,6 +582,15 @@ def test_the_dropped_block_around_the_main_block_with_more_text_is_kept(monkeypa
     # Text straight in <body> is not an article's; an enclosing block already kept is not added.
     assert kept_around(post.replace("<div class='entry'>", "").replace("</div></body>", "</body>")) == []
     assert kept_around(post, kept_class="entry") == []
+    # A recipe (Dragnet R114): the kept recipe's <div> in a dropped title box with less text than it, in the post's
+    # dropped <div>: both blocks around it are kept; a third level is not read.
+    recipe = "<div class='recipe'><p>" + "One cup of flour, two eggs, a pinch of salt. " * 3 + "</p></div>"
+    for box, found in ((f"<div class='printable'><p>Rolls, makes 8.</p>{recipe}</div>", ["entry", "printable"]),
+                       ("<div class='printable'><p>Print it.</p><div class='card'><p>Rolls, makes 8.</p>"
+                        f"{recipe}</div></div>", [])):
+        blocks = page_blocks(parse_html(post.replace(quote, box)))
+        kept = [b.element.get("class") == "recipe" for b in blocks]
+        assert [blocks[i].element.get("class") for i in rules.enclosing_block(blocks, kept)] == found
     # In classify: counted.
     models = classifier.shared_models()
     assert models.stack is not None

@@ -36,13 +36,13 @@ import gc
 import logging
 import multiprocessing
 import os
-from collections import Counter
-from collections.abc import Callable
+from collections import Counter, deque
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from multiprocessing.util import Finalize
-from typing import Any, ClassVar, Protocol
+from typing import Any, ClassVar, Generic, Protocol, TypeVar
 
 from pebble import ProcessExpired, ProcessPool
 
@@ -218,8 +218,11 @@ class PagePool:
     """
 
     def __init__(self, config: WorkersConfig, factory: HandlerFactory, args: tuple[Any, ...] = (),
-                 log_level: int = logging.INFO) -> None:
+                 log_level: int = logging.INFO, pin_sites: bool = True) -> None:
         self.config = config
+        # A site's pages go to one worker (its templates are learned in order); off when nothing is learned, so
+        # that the pages of one site spread over every worker (``scrapy extract --site``).
+        self.pin_sites = pin_sites
         self.processes = config.processes
         if self.processes < 1:
             raise ValueError("PagePool needs at least one worker (EXTRACT_WORKERS=0 runs in the calling thread)")
@@ -260,7 +263,7 @@ class PagePool:
 
     def submit(self, page: Page, record: Record) -> Future[Outcome]:
         """Queue ``page`` (its fetched fields, not its parsed tree) for processing into ``record``."""
-        worker = self.worker_for(page.site)
+        worker = self.worker_for(page.site if self.pin_sites else None)
         future: Future[Outcome] = self._workers[worker].schedule(_run, args=(page, record),
                                                                  timeout=self.config.timeout)
         queued = self._queued[worker]
@@ -282,6 +285,59 @@ class PagePool:
             pool.stop()
         for pool in self._workers:
             pool.join()
+
+
+Tag = TypeVar("Tag")
+
+
+class InOrder(Generic[Tag]):
+    """Pages processed in a :class:`PagePool`, their records given back in the order they were added, with at most
+    ``window`` pages in the workers at once (a batch command's output in its input's order, its memory bounded).
+    Without a pool, ``handler`` processes each page as it is added. A worker's log lines are logged here under
+    their loggers' names; a page over EXTRACT_TIMEOUT or whose worker died gets its record's error
+    (:func:`failure_outcome`). Each page comes with a ``tag`` (what the caller needs to finish its record) and
+    goes out with it; an entry without a page keeps its place and gives back the record it came with."""
+
+    def __init__(self, pool: PagePool | None, handler: Handler | None, window: int) -> None:
+        if (pool is None) == (handler is None):
+            raise ValueError("InOrder needs a pool or a handler, not both")
+        self.pool = pool
+        self.handler = handler
+        self.window = window
+        self.queued: deque[tuple[Tag, Record | None, Future[Outcome] | None]] = deque()
+
+    def add(self, tag: Tag, page: Page | None, record: Record | None) -> Iterator[tuple[Tag, Record | None]]:
+        """Take one page (None: ``record`` as it is, in its place); yield the entries done by then, in order."""
+        if self.pool is None:
+            assert self.handler is not None
+            yield tag, self.handler(page, record) if page is not None and record is not None else record
+            return
+        future = self.pool.submit(page, record) if page is not None and record is not None else None
+        self.queued.append((tag, record, future))
+        while self.queued and (len(self.queued) > self.window or self._done(self.queued[0][2])):
+            yield self._next()
+
+    def drain(self) -> Iterator[tuple[Tag, Record | None]]:
+        """Yield the entries still queued, in order."""
+        while self.queued:
+            yield self._next()
+
+    @staticmethod
+    def _done(future: Future[Outcome] | None) -> bool:
+        return future is None or future.done()
+
+    def _next(self) -> tuple[Tag, Record | None]:
+        tag, record, future = self.queued.popleft()
+        if future is None or record is None:
+            return tag, record
+        assert self.pool is not None
+        try:
+            outcome = future.result()
+        except Exception as exc:  # over EXTRACT_TIMEOUT, a dead worker: the record says so
+            outcome = failure_outcome(record, exc, self.pool.config.timeout)
+        for name, level, message in outcome.logs:
+            logging.getLogger(name).log(level, "%s", message)
+        return tag, outcome.record
 
 
 def failure_outcome(record: Record, exc: BaseException, timeout: float) -> Outcome:

@@ -25,6 +25,12 @@ null; a page that could not be rendered has the flag ``render_failed``. Empty fi
 files (PDF, images, archives) get ``error`` "empty" / "not_html". A failing page never stops
 the run; the exit status is 0 unless every page failed (1), or no page was found (2).
 
+Several pages are processed in the crawl's extraction workers (:class:`extraction.workers.PagePool`,
+EXTRACT_WORKERS, one per CPU by default and at most one per page; 0 runs them in this process, as does a single
+page): every core works, the pages of one site spread over the workers (nothing is learned), a page over
+EXTRACT_TIMEOUT seconds has its worker replaced and its record ``error: "extract_timeout"`` (a dead worker gives
+``extract_crashed``), and the records come out in the input's order.
+
 Template cleaning (paper 004). The pages' site is ``--site`` (a key of the template library,
 as ``scrapy templates list`` shows), else the key of ``--url``: its entry in the site list
 (setting NEWS_SITES_FILE) or, when the URL is in no entry or the list cannot be loaded, its
@@ -48,11 +54,13 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
+from scrapy.settings import Settings
 
 from crawler.progress import Progress
 from crawler.sites import SiteList, SiteListError, load_site_list
@@ -62,8 +70,10 @@ from extraction.methods import method_names
 from extraction.onnx import ModelError
 from extraction.page import Page
 from extraction.pagetype.site import SiteHint
-from extraction.process import PIPELINE, Context, process
+from extraction.process import PIPELINE, Context, Count, process
 from extraction.record import Record
+from extraction.workers import InOrder, PagePool, WorkersConfig
+from pipelines.process import PageHandler, worker_settings
 from templates_db.library import TemplateLibrary, TemplatesConfig, site_key
 from templates_db.store import store_exists
 
@@ -147,20 +157,36 @@ def open_library(settings: Any, site: str | None) -> TemplateLibrary | None:
     return library
 
 
-def extract_file(path: str, context: Context, url: str | None = None, site: str | None = None,
-                 screenshot: bytes | None = None, site_hint: SiteHint | None = None) -> Record:
-    """Return the record of one saved page (a file that cannot be read gives a record with ``error``);
-    ``site_hint``: the site's page-type evidence for ``url`` (``crawler.sitetypes.stored_hint``)."""
+def page_file(path: str, url: str | None = None, site: str | None = None, screenshot: bytes | None = None,
+              site_hint: SiteHint | None = None) -> tuple[Page | None, Record]:
+    """Return one saved page to process and its record; no page when the file cannot be read (its record says
+    so in ``error``). ``site_hint``: the site's page-type evidence for ``url`` (``crawler.sitetypes.stored_hint``)."""
     record = Record(url=url, site=site, html_file=path)
     try:
         body = read_page(path)
     except Exception as exc:  # one bad file must not stop a batch: it is reported in its line
         record.error = f"unreadable: {type(exc).__name__}: {exc}"
         logger.warning("Could not read %s: %s", path, exc)
-        return record
+        return None, record
     page = Page(body, url, screenshot=screenshot, site=site)
     page.site_hint = site_hint
-    return process(page, context, record)
+    return page, record
+
+
+def extract_file(path: str, context: Context, url: str | None = None, site: str | None = None,
+                 screenshot: bytes | None = None, site_hint: SiteHint | None = None) -> Record:
+    """Return the record of one saved page, processed in this process (:func:`page_file`)."""
+    page, record = page_file(path, url, site, screenshot, site_hint)
+    return record if page is None else process(page, context, record)
+
+
+def extract_handler(count: Count, settings: dict[str, Any], method: str, site: str | None,
+                    templates: bool) -> PageHandler:
+    """Build an extraction worker's handler for ``scrapy extract`` (:data:`extraction.workers.HandlerFactory`):
+    the models, ``method``, and ``site``'s templates read only (``templates``: TEMPLATES_*, else none)."""
+    values = Settings(settings)
+    library = open_library(values, site) if templates else None
+    return PageHandler(Context.from_settings(values, templates=library, method=method), None)
 
 
 def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
@@ -233,29 +259,64 @@ class Command(ScrapyCommand):
         screenshot = Path(opts.screenshot).read_bytes() if opts.screenshot else None
         assert self.settings is not None
         site = opts.site or (site_key(opts.url, load_sites(self.settings)) if opts.url else None)
+        try:
+            workers = WorkersConfig.from_settings(self.settings)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from exc
         library = None if opts.no_templates else open_library(self.settings, site)
         hint = None if opts.no_templates else stored_hint(self.settings, site, opts.url)
+        pool = handler = None
+        # One page runs here: a pool's start-up (a second or two) would outweigh it.
+        processes = min(workers.processes, len(paths))
         try:
-            context = Context.from_settings(self.settings, templates=library, method=opts.method)
-        except ModelError as exc:
+            if processes > 1:  # the workers process the pages; nothing is learned, so one site spreads over them
+                pool = PagePool(replace(workers, workers=processes), extract_handler,
+                                (worker_settings(self.settings), opts.method, site, library is not None),
+                                pin_sites=False)
+                pool.start()
+            else:
+                handler = PageHandler(Context.from_settings(self.settings, templates=library, method=opts.method),
+                                      None)
+        except (ModelError, RuntimeError) as exc:  # a model that does not load, here or in a worker
+            if library is not None:
+                library.close()
             raise UsageError(f"models unusable: {exc}") from exc
+        if pool is not None and library is not None:  # each worker opened its own
+            library.close()
+            library = None
         failed = 0
+        finished = False
         pages: Iterator[tuple[str, bytes | None, str | None]] = (
             render_pages(paths, opts.url, self.settings) if opts.render else ((p, screenshot, None) for p in paths))
+        queue: InOrder[str | None] = InOrder(pool, handler, 8 * processes)  # tag: the render error
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
         try:
             with Progress(len(paths), "Extracting") as progress:
+
+                def write(done: Iterator[tuple[str | None, Record | None]]) -> None:
+                    nonlocal failed
+                    for render_error, record in done:
+                        assert record is not None
+                        if render_error is not None:
+                            record.flags.append("render_failed")
+                            logger.warning("Could not render %s (typed without the screenshot): %s",
+                                           record.html_file, render_error)
+                        failed += record.error is not None
+                        out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
+                        progress.update(failed=failed)
+
                 for path, screenshot, render_error in pages:
-                    record = extract_file(path, context, opts.url, site, screenshot, hint)
-                    if render_error is not None:
-                        record.flags.append("render_failed")
-                        logger.warning("Could not render %s (typed without the screenshot): %s", path, render_error)
-                    failed += record.error is not None
-                    out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
-                    progress.update(failed=failed)
+                    write(queue.add(render_error, *page_file(path, opts.url, site, screenshot, hint)))
+                write(queue.drain())
+            finished = True
         finally:
             if out is not sys.stdout:
                 out.close()
+            if pool is not None:
+                if finished:
+                    pool.close()
+                else:  # interrupted: the queued pages are dropped
+                    pool.stop()
             if library is not None:
                 library.close()
         logger.info("Extracted %d pages with %s: %d failed", len(paths), opts.method, failed)

@@ -34,9 +34,8 @@ import argparse
 import json
 import logging
 import sys
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterator
-from concurrent.futures import Future
 from pathlib import Path
 from typing import IO, Any
 
@@ -53,7 +52,7 @@ from extraction.page import Page
 from extraction.process import Context, Count
 from extraction.record import Record
 from extraction.warc import Capture, read_captures
-from extraction.workers import Outcome, PagePool, WorkersConfig, failure_outcome
+from extraction.workers import InOrder, PagePool, WorkersConfig
 from pipelines.process import PageHandler, worker_settings
 
 logger = logging.getLogger(__name__)
@@ -63,11 +62,13 @@ WARC_SUFFIXES = (".warc", ".warc.gz")
 
 class Reextractor:
     """Turns captures into the records the crawl exports: each page once, later fetches of it only when they
-    changed, duplicates marked among them (see :meth:`record`)."""
+    changed, duplicates marked among them. :meth:`prepare` gives a capture's page to process, in the order read;
+    :meth:`finish` the processed record as the crawl exported it, or None when the crawl exported none for it: a
+    capture archived twice (a page whose worker died), a page read before that was fetched again (a hub revisited
+    in a later round; an article rechecked whose text did not change: one whose text changed is ``change:
+    "changed"``), an error with EXPORT_ERROR_ITEMS off, a duplicate with DEDUP_DROP."""
 
-    def __init__(self, handler: PageHandler | None, hints: StoredHints | None, dedup: DedupConfig,
-                 export_errors: bool = True) -> None:
-        self.handler = handler
+    def __init__(self, hints: StoredHints | None, dedup: DedupConfig, export_errors: bool = True) -> None:
         self.hints = hints
         self.dedup = dedup
         self.export_errors = export_errors
@@ -76,22 +77,9 @@ class Reextractor:
         self.captures: set[str] = set()  # capture ids read
         self.skipped: Counter[str] = Counter()
 
-    def record(self, capture: Capture) -> Record | None:
-        """Return the record of one capture, or None when the crawl exported none for it: a capture archived twice
-        (a page whose worker died), a page read before that was fetched again (a hub revisited in a later round;
-        an article rechecked whose text did not change: one whose text changed is ``change: "changed"``), an error
-        with EXPORT_ERROR_ITEMS off, a duplicate with DEDUP_DROP. Needs the handler (None: the pages are processed
-        elsewhere, between :meth:`prepare` and :meth:`finish`)."""
-        assert self.handler is not None
-        prepared = self.prepare(capture)
-        if prepared is None:
-            return None
-        page, record, key = prepared
-        return self.finish(capture, self.handler(page, record), key)
-
     def prepare(self, capture: Capture) -> tuple[Page, Record, str] | None:
         """Return the page to process, its record as the spider started it and its key; None for a capture read
-        before (the first step of :meth:`record`, in the order read)."""
+        before (in the order read)."""
         record = capture.record()
         capture_id = record.crawl.get("capture")
         if capture_id:
@@ -106,7 +94,7 @@ class Reextractor:
         return page, record, key
 
     def finish(self, capture: Capture, record: Record, key: str) -> Record | None:
-        """Return the processed ``record`` as the crawl exports it, or None (the last step of :meth:`record`, in the
+        """Return the processed ``record`` as the crawl exports it, or None (class docstring; in the
         order read: what was written before decides whether it changed or is a duplicate)."""
         if record.error is not None:
             record.crawl.pop("fingerprint", None)
@@ -138,55 +126,6 @@ def reextract_handler(count: Count, settings: dict[str, Any], templates: bool) -
     values = Settings(settings)
     library = frozen_library(values) if templates else None
     return PageHandler(Context.from_settings(values, templates=library), None)
-
-
-class _Pages:
-    """The captures' records in the order read, processed in the extraction workers (``pool``) or, without them, by
-    the reextractor's own handler; at most ``window`` pages are in the workers at once. Each capture comes with
-    ``end``, the bytes read once it is done (for the progress), and goes out with it."""
-
-    def __init__(self, reextractor: Reextractor, pool: PagePool | None, window: int) -> None:
-        self.reextractor = reextractor
-        self.pool = pool
-        self.window = window
-        # (end, capture, record, key, the worker's future; None for a capture read before: no record, only progress)
-        self.queued: deque[tuple[int, Capture, Record | None, str, Future[Outcome] | None]] = deque()
-
-    def add(self, capture: Capture, end: int) -> Iterator[tuple[int, Record | None]]:
-        """Take one capture; yield the ends of the captures done by then with their records (None: none written)."""
-        if self.pool is None:
-            yield end, self.reextractor.record(capture)
-            return
-        prepared = self.reextractor.prepare(capture)
-        if prepared is None:
-            self.queued.append((end, capture, None, "", None))  # its place in the order: after the queued pages
-        else:
-            page, record, key = prepared
-            self.queued.append((end, capture, record, key, self.pool.submit(page, record)))
-        while self.queued and (len(self.queued) > self.window or self._done(self.queued[0][4])):
-            yield self._next()
-
-    def drain(self) -> Iterator[tuple[int, Record | None]]:
-        """Yield the captures still queued, in order, with their records."""
-        while self.queued:
-            yield self._next()
-
-    @staticmethod
-    def _done(future: Future[Outcome] | None) -> bool:
-        return future is None or future.done()
-
-    def _next(self) -> tuple[int, Record | None]:
-        end, capture, record, key, future = self.queued.popleft()
-        if future is None or record is None:
-            return end, None
-        assert self.pool is not None
-        try:
-            outcome = future.result()
-        except Exception as exc:  # over EXTRACT_TIMEOUT, a dead worker: the record says so
-            outcome = failure_outcome(record, exc, self.pool.config.timeout)
-        for name, level, message in outcome.logs:
-            logging.getLogger(name).log(level, "%s", message)
-        return end, self.reextractor.finish(capture, outcome.record, key)
 
 
 class Command(ScrapyCommand):
@@ -235,10 +174,11 @@ class Command(ScrapyCommand):
             if library is not None:
                 library.close()
             raise UsageError(f"models unusable: {exc}") from exc
-        reextractor = Reextractor(handler, None if opts.no_templates else StoredHints(self.settings),
+        reextractor = Reextractor(None if opts.no_templates else StoredHints(self.settings),
                                   DedupConfig.from_settings(self.settings),
                                   self.settings.getbool("EXPORT_ERROR_ITEMS", True))
-        queue = _Pages(reextractor, pool, 8 * workers.processes)
+        # Each capture goes in with its end (the bytes read once it is done, for the progress) and its key.
+        queue: InOrder[tuple[int, Capture, str]] = InOrder(pool, handler, 8 * workers.processes)
         pages = failed = written = 0
         finished = False
         out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
@@ -246,10 +186,11 @@ class Command(ScrapyCommand):
             with Progress(sum(Path(path).stat().st_size for path in paths), "Re-extracting", unit="B") as progress:
                 done = 0  # bytes of the captures done, over every file
 
-                def write(done_pages: Iterator[tuple[int, Record | None]]) -> None:
+                def write(done_pages: Iterator[tuple[tuple[int, Capture, str], Record | None]]) -> None:
                     nonlocal pages, failed, written, done
-                    for end, record in done_pages:
+                    for (end, capture, key), processed in done_pages:
                         pages += 1
+                        record = None if processed is None else reextractor.finish(capture, processed, key)
                         if record is not None:
                             failed += record.error is not None
                             written += 1
@@ -261,7 +202,13 @@ class Command(ScrapyCommand):
                 for path in paths:
                     for capture in read_captures(path):
                         # Progress by the files' compressed bytes: a capture ends where the next begins.
-                        write(queue.add(capture, offset + capture.location.offset))
+                        end = offset + capture.location.offset
+                        prepared = reextractor.prepare(capture)  # None: read before, no record (its place kept)
+                        if prepared is None:
+                            write(queue.add((end, capture, ""), None, None))
+                        else:
+                            page, record, key = prepared
+                            write(queue.add((end, capture, key), page, record))
                     write(queue.drain())
                     offset += Path(path).stat().st_size
                     progress.update(offset - done)

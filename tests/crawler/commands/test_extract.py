@@ -71,6 +71,24 @@ def test_command_writes_one_line_per_page(tmp_path: Path) -> None:
     assert "江城日报" in out.read_text(encoding="utf-8")  # not \u-escaped
 
 
+def test_pages_go_through_the_workers_in_order_and_a_slow_page_is_bounded(tmp_path: Path) -> None:
+    """Several pages are extracted in the extraction workers (EXTRACT_WORKERS, one per CPU; pages of one site spread
+    over them): the records, in the input's order, equal those of this process (EXTRACT_WORKERS=0); a page over
+    EXTRACT_TIMEOUT gets ``error: "extract_timeout"`` and the run goes on."""
+    folder = _pages(tmp_path)
+    pooled, alone, slow = tmp_path / "pooled.jsonl", tmp_path / "alone.jsonl", tmp_path / "slow.jsonl"
+    assert _run(str(folder), "-o", str(pooled), "--site", "a", "-s", "EXTRACT_WORKERS=2").returncode == 0
+    assert _run(str(folder), "-o", str(alone), "--site", "a", "-s", "EXTRACT_WORKERS=0").returncode == 0
+    records = [json.loads(line) for line in pooled.read_text(encoding="utf-8").split("\n") if line]
+    assert records == [json.loads(line) for line in alone.read_text(encoding="utf-8").split("\n") if line]
+    assert [Path(r["html_file"]).name for r in records] == ["a.html", "broken.html.gz", "archived.html.gz", "b.htm.gz"]
+    timed_out = _run(str(folder), "-o", str(slow), "-s", "EXTRACT_TIMEOUT=0.001", "-s", "EXTRACT_WORKERS=2")
+    assert timed_out.returncode == 1  # every page failed: the unreadable one, and the others over the time
+    late = [json.loads(line) for line in slow.read_text(encoding="utf-8").split("\n") if line]
+    assert [Path(r["html_file"]).name for r in late] == [Path(r["html_file"]).name for r in records]
+    assert [r["error"] for r in late].count("extract_timeout") >= 2 and late[1]["error"].startswith("unreadable")
+
+
 def test_command_exit_status(tmp_path: Path) -> None:
     folder = _pages(tmp_path)
     assert _run(str(folder / "broken.html.gz")).returncode == 1  # every page failed

@@ -383,9 +383,10 @@ def lead_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
 
 
 # A container of links to other articles, named as a word of a class or id token (split as for a lead): "related",
-# Jetpack's "jp-relatedposts", YARPP, Outbrain and Taboola widgets, "most popular" and "trending" boxes.
+# Jetpack's "jp-relatedposts", YARPP, Outbrain and Taboola widgets, "most popular", "trending" and "recent posts"
+# boxes.
 _RELATED_WORDS = frozenset({"related", "relatedposts", "recommended", "recommendations", "recommendation", "outbrain",
-                            "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular", "promo"})
+                            "taboola", "yarpp", "trending", "popular", "mostread", "mostpopular", "promo", "recent"})
 # A newsletter's sign-up box, named so: "newsletter-signup", Mailchimp's "mc_embed_signup", "optin-form", "subscribe".
 _SIGNUP_WORDS = frozenset({"newsletter", "subscribe", "optin", "mailchimp", "signup"})
 # The author's box: a bio after the post ("about-author", "author-bio", "postauthor", "author_description") and a

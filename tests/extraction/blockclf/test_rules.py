@@ -408,7 +408,8 @@ def test_kept_blocks_in_a_container_named_related_are_dropped(monkeypatch: pytes
         return _dropped_texts(rules.named_related, html_text)
 
     assert dropped(page) == ["Ring road lanes open The two new lanes open next week, the city says."]
-    for name in ("class='mostPopular'", "id='related'", "class='outbrain-widget'", "class='td-related-posts'"):
+    for name in ("class='mostPopular'", "id='related'", "class='outbrain-widget'", "class='td-related-posts'",
+                 "class='recent_mu_posts'"):
         assert len(dropped(page.replace("class='jp-relatedposts'", name))) == 1, name
     # Not a name: a word inside another ("unrelated"), WordPress's category classes, a heading's slug id.
     for name in ("class='unrelated'", "class='post category-popular'", "id='how-popular-is-the-bridge'"):

@@ -588,8 +588,8 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     ``MAIN_SHARE`` of the longest block's characters, else the longest block. A container such as
     ``<article class="post has-comments">`` around the article itself is therefore not a thread,
     and a long comment does not make its thread the article. When the main block is the longest
-    block and lies in a list of posts (``_thread_list``: at least ``MIN_THREAD_ITEMS`` items named as
-    comments), the page is the thread, a forum topic, and that list's blocks are not dropped.
+    block and lies in a list of posts (at least ``MIN_THREAD_ITEMS`` items named as
+    comments), the page is the thread, a forum topic, and its posts are not dropped (``_thread_posts``).
     """
     if not blocks:
         return []
@@ -604,7 +604,7 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
             else longest).element
     main_path = {main, *main.iterancestors()}  # elements as keys: lxml keeps their proxies alive
     # A page that is a thread (a forum topic): its longest post is the main block and the other posts are content.
-    posts = _thread_list(main) if main is longest.element else None
+    posts = _thread_posts(main) if main is longest.element else None
     found = []
     for block, container in zip(blocks, nearest, strict=True):
         while container is not None and container in main_path:  # a named ancestor of the main block
@@ -615,11 +615,16 @@ def comment_blocks(blocks: Sequence[Block]) -> list[int]:
     return found
 
 
-def _thread_list(element: html.HtmlElement) -> html.HtmlElement | None:
-    """Return the list of posts ``element`` lies in, or None: the parent of its nearest ancestor-or-self named as a
-    comment (``_COMMENT_RE``) with at least ``MIN_THREAD_ITEMS`` like children so named, of its tag and sharing a
-    class (Invision's ``<article id="elComment_4399704" class="ipsEntry">`` posts, Vanilla's ``<li class="Item
-    ItemComment">``), so an article's ``<div class="post has-comments">`` beside ``<div id="comments">`` is none."""
+def _thread_posts(element: html.HtmlElement) -> html.HtmlElement | None:
+    """Return the element that holds the posts of the thread ``element`` lies in, or None.
+
+    The list of posts is the parent of ``element``'s nearest ancestor-or-self named as a comment (``_COMMENT_RE``)
+    with at least ``MIN_THREAD_ITEMS`` like children so named, of its tag and sharing a class (Invision's
+    ``<article id="elComment_4399704" class="ipsEntry">`` posts, Vanilla's ``<li class="Item ItemComment">``), so
+    an article's ``<div class="post has-comments">`` beside ``<div id="comments">`` is none. The posts are in the
+    list's nearest ancestor-or-self not named as a comment, which holds the opening post too (Vanilla's ``<div
+    class="ItemDiscussion">`` before ``<div class="CommentsWrap">``), or in the list itself when that ancestor is
+    the ``<body>`` or ``<html>``."""
     for node in itertools.chain((element,), element.iterancestors()):
         parent = node.getparent()
         if parent is None or not _names_comment(node):
@@ -628,7 +633,9 @@ def _thread_list(element: html.HtmlElement) -> html.HtmlElement | None:
         alike = sum(1 for child in parent.iterchildren(node.tag) if _names_comment(child)
                     and (classes & set((child.get("class") or "").split()) or (not classes and not child.get("class"))))
         if alike >= MIN_THREAD_ITEMS:
-            return parent
+            region = next(up for up in itertools.chain((parent,), parent.iterancestors()) if not _names_comment(up)
+                          or up.getparent() is None)
+            return parent if region.tag in ("body", "html") else region
     return None
 
 

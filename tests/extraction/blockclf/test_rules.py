@@ -145,6 +145,17 @@ def test_a_forum_topic_keeps_its_posts() -> None:
     found = _in_threads(page)
     assert not any(comment in found for comment in COMMENTS)
     assert "A featured reply from another topic." in found  # another named box: still a thread apart
+    # Vanilla (WCXB-dev 0559): the opening post in its own <div class="ItemDiscussion">, the replies in <li
+    # class="ItemComment"> of <ul class="Comments"> beside it; both in the unnamed <main> are the thread's posts.
+    opening = "The forum software will no longer be maintained as open source, the vendor wrote to its users."
+    replies = "".join(f"<li class='Item ItemComment'><div class='Comment'><p>{text}</p></div></li>"
+                      for text in (" ".join(COMMENTS), *COMMENTS))
+    vanilla = ("<html><body class='Discussion'><div id='nav'><a href='/'>Home</a></div><main class='Content'>"
+               f"<div class='MessageList Discussion'><div class='Item ItemDiscussion'><p>{opening}</p></div></div>"
+               f"<div class='CommentsWrap'><ul class='MessageList Comments'>{replies}</ul></div></main>"
+               "<div class='Panel'><div class='InThisDiscussion'><p>In this Discussion: reader0, reader1</p></div>"
+               "</div></body></html>")
+    assert _in_threads(vanilla) == "In this Discussion: reader0, reader1"
     # The same posts after an article that holds half the longest post: the article is the main block.
     article = page.replace("<div class='cTopic' id='comments'>", f"{_STORY}<div class='cTopic' id='comments'>")
     found = _in_threads(article)

@@ -267,9 +267,9 @@ class Command(ScrapyCommand):
         hint = None if opts.no_templates else stored_hint(self.settings, site, opts.url)
         pool = handler = None
         # One page runs here: a pool's start-up (a second or two) would outweigh it.
-        processes = min(workers.processes, len(paths))
+        processes = min(workers.processes, len(paths)) if len(paths) > 1 else 0
         try:
-            if processes > 1:  # the workers process the pages; nothing is learned, so one site spreads over them
+            if processes:  # the workers process the pages; nothing is learned, so one site spreads over them
                 pool = PagePool(replace(workers, workers=processes), extract_handler,
                                 (worker_settings(self.settings), opts.method, site, library is not None),
                                 pin_sites=False)
@@ -289,8 +289,10 @@ class Command(ScrapyCommand):
         pages: Iterator[tuple[str, bytes | None, str | None]] = (
             render_pages(paths, opts.url, self.settings) if opts.render else ((p, screenshot, None) for p in paths))
         queue: InOrder[str | None] = InOrder(pool, handler, 8 * processes)  # tag: the render error
-        out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
+        out: IO[str] = sys.stdout
         try:
+            if opts.output:
+                out = open(opts.output, "w", encoding="utf-8")  # noqa: SIM115
             with Progress(len(paths), "Extracting") as progress:
 
                 def write(done: Iterator[tuple[str | None, Record | None]]) -> None:

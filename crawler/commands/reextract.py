@@ -181,8 +181,10 @@ class Command(ScrapyCommand):
         queue: InOrder[tuple[int, Capture, str]] = InOrder(pool, handler, 8 * workers.processes)
         pages = failed = written = 0
         finished = False
-        out: IO[str] = open(opts.output, "w", encoding="utf-8") if opts.output else sys.stdout  # noqa: SIM115
+        out: IO[str] = sys.stdout
         try:
+            if opts.output:
+                out = open(opts.output, "w", encoding="utf-8")  # noqa: SIM115
             with Progress(sum(Path(path).stat().st_size for path in paths), "Re-extracting", unit="B") as progress:
                 done = 0  # bytes of the captures done, over every file
 

@@ -322,6 +322,18 @@ class InOrder(Generic[Tag]):
         while self.queued:
             yield self._next()
 
+    def close(self, finished: bool) -> None:
+        """Stop the workers, once the queued pages are done when ``finished`` (else they are dropped: an interrupted
+        run), or close the handler (its template library)."""
+        if self.pool is not None:
+            if finished:
+                self.pool.close()
+            else:
+                self.pool.stop()
+        closer = getattr(self.handler, "close", None)
+        if callable(closer):
+            closer()
+
     @staticmethod
     def _done(future: Future[Outcome] | None) -> bool:
         return future is None or future.done()

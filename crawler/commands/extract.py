@@ -180,13 +180,38 @@ def extract_file(path: str, context: Context, url: str | None = None, site: str 
     return record if page is None else process(page, context, record)
 
 
-def extract_handler(count: Count, settings: dict[str, Any], method: str, site: str | None,
-                    templates: bool) -> PageHandler:
-    """Build an extraction worker's handler for ``scrapy extract`` (:data:`extraction.workers.HandlerFactory`):
-    the models, ``method``, and ``site``'s templates read only (``templates``: TEMPLATES_*, else none)."""
+def frozen_handler(count: Count, settings: dict[str, Any], templates: bool, method: str = PIPELINE,
+                   site: str | None = None) -> PageHandler:
+    """Build an extraction worker's handler for the offline commands (:data:`extraction.workers.HandlerFactory`):
+    the models, ``method``, and the template store read only when ``templates`` (every site's, ``scrapy
+    reextract``; ``site``'s alone when given, ``scrapy extract``); nothing archived."""
     values = Settings(settings)
-    library = open_library(values, site) if templates else None
+    library = None
+    if templates:
+        library = frozen_library(values) if site is None else open_library(values, site)
     return PageHandler(Context.from_settings(values, templates=library, method=method), None)
+
+
+def page_queue(settings: Any, workers: WorkersConfig, library: TemplateLibrary | None, method: str = PIPELINE,
+               site: str | None = None, pin_sites: bool = True) -> InOrder[Any]:
+    """Return the queue an offline command's pages go through, in order (:class:`extraction.workers.InOrder`, at
+    most 8 pages a worker in flight): ``workers.processes`` extraction workers, each with a :func:`frozen_handler` (so
+    ``library``, the command's own, is closed here), or, with 0, a handler in this process with ``library``. The
+    queue's :meth:`~extraction.workers.InOrder.close` closes what it holds. Raises UsageError when the models do
+    not load, here or in a worker (``library`` closed)."""
+    try:
+        if workers.processes:
+            pool = PagePool(workers, frozen_handler, (worker_settings(settings), library is not None, method, site),
+                            pin_sites=pin_sites)
+            pool.start()
+            if library is not None:  # each worker opened its own
+                library.close()
+            return InOrder(pool, None, 8 * workers.processes)
+        return InOrder(None, PageHandler(Context.from_settings(settings, templates=library, method=method), None), 0)
+    except (ModelError, RuntimeError) as exc:  # a model that does not load, here or in a worker
+        if library is not None:
+            library.close()
+        raise UsageError(f"models unusable: {exc}") from exc
 
 
 def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
@@ -203,7 +228,7 @@ def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[t
             try:
                 html = decode_html(read_page(path)).text
                 sources.append((path, html, page_url(Path(path).name, html, url)))
-            except Exception as exc:  # reported again, with the same cause, by extract_file
+            except Exception as exc:  # reported again, with the same cause, by page_file
                 errors[path] = f"{type(exc).__name__}: {exc}"
         shots = {page.key: page for page in render_html(sources, config)}
         for path in chunk:
@@ -265,30 +290,15 @@ class Command(ScrapyCommand):
             raise UsageError(str(exc)) from exc
         library = None if opts.no_templates else open_library(self.settings, site)
         hint = None if opts.no_templates else stored_hint(self.settings, site, opts.url)
-        pool = handler = None
-        # One page runs here: a pool's start-up (a second or two) would outweigh it.
+        # One page runs here: a pool's start-up (a second or two) would outweigh it. Nothing is learned, so the pages
+        # of one site spread over the workers.
         processes = min(workers.processes, len(paths)) if len(paths) > 1 else 0
-        try:
-            if processes:  # the workers process the pages; nothing is learned, so one site spreads over them
-                pool = PagePool(replace(workers, workers=processes), extract_handler,
-                                (worker_settings(self.settings), opts.method, site, library is not None),
-                                pin_sites=False)
-                pool.start()
-            else:
-                handler = PageHandler(Context.from_settings(self.settings, templates=library, method=opts.method),
-                                      None)
-        except (ModelError, RuntimeError) as exc:  # a model that does not load, here or in a worker
-            if library is not None:
-                library.close()
-            raise UsageError(f"models unusable: {exc}") from exc
-        if pool is not None and library is not None:  # each worker opened its own
-            library.close()
-            library = None
+        queue: InOrder[str | None] = page_queue(self.settings, replace(workers, workers=processes), library,
+                                                 opts.method, site, pin_sites=False)  # tag: the render error
         failed = 0
         finished = False
         pages: Iterator[tuple[str, bytes | None, str | None]] = (
             render_pages(paths, opts.url, self.settings) if opts.render else ((p, screenshot, None) for p in paths))
-        queue: InOrder[str | None] = InOrder(pool, handler, 8 * processes)  # tag: the render error
         out: IO[str] = sys.stdout
         try:
             if opts.output:
@@ -314,12 +324,6 @@ class Command(ScrapyCommand):
         finally:
             if out is not sys.stdout:
                 out.close()
-            if pool is not None:
-                if finished:
-                    pool.close()
-                else:  # interrupted: the queued pages are dropped
-                    pool.stop()
-            if library is not None:
-                library.close()
+            queue.close(finished)
         logger.info("Extracted %d pages with %s: %d failed", len(paths), opts.method, failed)
         self.exitcode = 1 if failed == len(paths) else 0

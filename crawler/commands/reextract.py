@@ -37,23 +37,19 @@ import sys
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
-from typing import IO, Any
+from typing import IO
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
-from scrapy.settings import Settings
 
-from crawler.commands.extract import find_pages, frozen_library
+from crawler.commands.extract import find_pages, frozen_library, page_queue
 from crawler.progress import Progress
 from crawler.sitetypes import StoredHints
 from extraction.dedup import DedupConfig, DuplicateIndex, deduplicate, record_fingerprint
-from extraction.onnx import ModelError
 from extraction.page import Page
-from extraction.process import Context, Count
 from extraction.record import Record
 from extraction.warc import Capture, read_captures
-from extraction.workers import InOrder, PagePool, WorkersConfig
-from pipelines.process import PageHandler, worker_settings
+from extraction.workers import InOrder, WorkersConfig
 
 logger = logging.getLogger(__name__)
 
@@ -120,14 +116,6 @@ class Reextractor:
         return None
 
 
-def reextract_handler(count: Count, settings: dict[str, Any], templates: bool) -> PageHandler:
-    """Build an extraction worker's handler for re-extraction (:data:`extraction.workers.HandlerFactory`): today's
-    models, the template store frozen (``templates``: TEMPLATES_*, else none), nothing archived."""
-    values = Settings(settings)
-    library = frozen_library(values) if templates else None
-    return PageHandler(Context.from_settings(values, templates=library), None)
-
-
 class Command(ScrapyCommand):
     """Re-extract the pages of WARC files with the current flow."""
 
@@ -163,22 +151,10 @@ class Command(ScrapyCommand):
         library = None if opts.no_templates else frozen_library(self.settings)
         if library is not None:
             logger.info("Templates and page-type votes from %s (frozen)", library.config.store)
-        pool = handler = None
-        try:
-            if workers.processes:  # the workers process the pages
-                pool = PagePool(workers, reextract_handler, (worker_settings(self.settings), not opts.no_templates))
-                pool.start()
-            else:
-                handler = PageHandler(Context.from_settings(self.settings, templates=library), None)
-        except (ModelError, RuntimeError) as exc:  # a model that does not load, here or in a worker
-            if library is not None:
-                library.close()
-            raise UsageError(f"models unusable: {exc}") from exc
+        queue: InOrder[tuple[int, Capture, str]] = page_queue(self.settings, workers, library)
         reextractor = Reextractor(None if opts.no_templates else StoredHints(self.settings),
                                   DedupConfig.from_settings(self.settings),
                                   self.settings.getbool("EXPORT_ERROR_ITEMS", True))
-        # Each capture goes in with its end (the bytes read once it is done, for the progress) and its key.
-        queue: InOrder[tuple[int, Capture, str]] = InOrder(pool, handler, 8 * workers.processes)
         pages = failed = written = 0
         finished = False
         out: IO[str] = sys.stdout
@@ -205,12 +181,9 @@ class Command(ScrapyCommand):
                     for capture in read_captures(path):
                         # Progress by the files' compressed bytes: a capture ends where the next begins.
                         end = offset + capture.location.offset
-                        prepared = reextractor.prepare(capture)  # None: read before, no record (its place kept)
-                        if prepared is None:
-                            write(queue.add((end, capture, ""), None, None))
-                        else:
-                            page, record, key = prepared
-                            write(queue.add((end, capture, key), page, record))
+                        # A capture read before has no page and gives no record; it keeps its place.
+                        page, record, key = reextractor.prepare(capture) or (None, None, "")
+                        write(queue.add((end, capture, key), page, record))
                     write(queue.drain())
                     offset += Path(path).stat().st_size
                     progress.update(offset - done)
@@ -219,13 +192,7 @@ class Command(ScrapyCommand):
         finally:
             if out is not sys.stdout:
                 out.close()
-            if pool is not None:
-                if finished:
-                    pool.close()
-                else:  # interrupted: the queued pages are dropped
-                    pool.stop()
-            if library is not None:
-                library.close()
+            queue.close(finished)
         skipped = ", ".join(f"{reason} {count}" for reason, count in sorted(reextractor.skipped.items()))
         logger.info("Re-extracted %d captures of %d WARC files: %d records written, %d of them failed%s", pages,
                     len(paths), written, failed, f"; not written: {skipped}" if skipped else "")

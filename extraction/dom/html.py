@@ -73,6 +73,21 @@ def _holders(root: html.HtmlElement) -> list[html.HtmlElement]:
                 else len(node))]
 
 
+# Elements near the top of <body> that may hide the whole page (``_show_hidden_page``), found in C.
+_WRAPPER_XPATH = etree.XPath("(*|*/*|*/*/*)[@hidden or @aria-hidden or contains(@style, 'hidden') "
+                             "or contains(@style, 'none')]")
+
+
+def _hidden_wrappers(root: html.HtmlElement) -> list[html.HtmlElement]:
+    """Return the elements of the top three levels of ``<body>`` hidden by markup (``is_hidden``) that hold
+    ``HOLDER_MIN_CHARS`` or more of text: a page hidden until its script has run."""
+    from extraction.dom.text import is_hidden  # text.py imports nothing from here
+
+    body = root.find("body")
+    return [node for node in _WRAPPER_XPATH(body) if is_hidden(node) and len(node.text_content()) >= HOLDER_MIN_CHARS] \
+        if body is not None else []
+
+
 def _show_hidden_page(root: html.HtmlElement) -> None:
     """Show the text of elements that hide it when that text outweighs the rest of the page: it is the page's.
 
@@ -85,20 +100,29 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
       to the start of ``<body>``.
     - So is such a ``<button>``: libxml2 leaves the rest of the page in a button whose ``<div>`` is not
       closed (``<button><div>...<div></button>``, seen on Dotdash Meredith's sites).
+    - An element of the top three levels of ``<body>`` hidden by markup (``style="visibility:hidden"``, the
+      ``hidden`` attribute) is shown, on a page that shows less than ``HOLDER_MIN_CHARS``: pages hide
+      themselves until their script or style sheet has loaded (a Next.js site's whole page in
+      ``<div style="visibility:hidden">``), and a browser's render shows them.
     """
     sizes = [(node, len(node.text_content())) for node in _holders(root)]
     segments = [(node, size) for node, size in sizes if node.tag == "div"]
     segment_chars = sum(size for _, size in segments)
     holders = [(node, size) for node, size in sizes if node.tag != "div" and size >= HOLDER_MIN_CHARS]
-    if not holders and segment_chars < HOLDER_MIN_CHARS:
+    wrappers = _hidden_wrappers(root)
+    if not holders and not wrappers and segment_chars < HOLDER_MIN_CHARS:
         return  # most pages: the page's text walk below is not needed
-    from extraction.dom.text import visible_text  # text.py imports nothing from here
+    from extraction.dom.text import show, visible_text  # text.py imports nothing from here
 
     shown = len(visible_text(root))
     if segment_chars > shown:
         for node, _ in segments:
             del node.attrib["hidden"]
         shown += segment_chars  # the page now shows them: a noscript or button no longer outweighs it
+    if wrappers and shown < HOLDER_MIN_CHARS:
+        for node in wrappers:
+            show(node)
+        shown = len(visible_text(root))
     body = root.find("body")
     for node, size in holders if shown < HOLDER_MIN_CHARS else ():
         if size <= shown:

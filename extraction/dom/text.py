@@ -40,6 +40,16 @@ def is_hidden(element: html.HtmlElement) -> bool:
     return bool(style and _HIDDEN_STYLE_RE.search(style))
 
 
+def show(element: html.HtmlElement) -> None:
+    """Undo what ``is_hidden`` reads on ``element``: its ``hidden`` and ``aria-hidden`` attributes go, and the
+    declarations that hide it leave its inline style."""
+    element.attrib.pop("hidden", None)
+    element.attrib.pop("aria-hidden", None)
+    style = element.get("style")
+    if style and _HIDDEN_STYLE_RE.search(style):
+        element.set("style", _HIDDEN_STYLE_RE.sub("", style))
+
+
 def document_body(root: html.HtmlElement) -> html.HtmlElement:
     """Return the first ``<body>`` of ``root``'s document (what XPath ``//body`` finds first), else ``root``.
 

@@ -76,6 +76,11 @@ def test_text_the_markup_hides_is_shown_when_it_is_the_page() -> None:
     swallowed = (f"<html><body><button class='menu'><div class='inner'><svg></svg><div></button></div>"
                  f"<h1>Budget</h1><p>{ARTICLE}</p></body></html>")
     assert visible_text(parse_html(swallowed)) == f"Budget\n{ARTICLE}"
+    # A Next.js site hides its whole page until its style sheet has loaded (geeksforgeeks.org).
+    for hiding in ("style='visibility:hidden;background-color:#fff'", "style='display: none'", "hidden"):
+        loading = (f"<html><body><div id='__next'><div {hiding}><div class='root'><h1>Budget</h1><p>{ARTICLE}</p>"
+                   "</div></div></div></body></html>")
+        assert visible_text(parse_html(loading)) == f"Budget\n{ARTICLE}", hiding
 
 
 def test_hidden_text_that_does_not_outweigh_the_page_stays_hidden() -> None:
@@ -90,6 +95,9 @@ def test_hidden_text_that_does_not_outweigh_the_page_stays_hidden() -> None:
     assert visible_text(parse_html(f"<html><body>{posts}<p>{ARTICLE}</p></body></html>")) == ARTICLE
     button = "<button><span>" + "Add to cart " * 45 + "</span></button>"  # 540 characters, under the page's
     assert visible_text(parse_html(f"<html><body><p>{ARTICLE}</p>{button}</body></html>")) == ARTICLE
+    # A hidden dialog near the top of the body stays hidden on a page that shows its text.
+    dialog = "<div style='display:none' class='modal'><p>" + extra * 3 + "</p></div>"
+    assert visible_text(parse_html(f"<html><body>{dialog}<main><p>{ARTICLE}</p></main></body></html>")) == ARTICLE
 
 
 def test_content_libxml2_leaves_in_the_head_is_read_where_a_browser_shows_it() -> None:

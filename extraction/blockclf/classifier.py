@@ -57,6 +57,7 @@ from extraction.blockclf.rules import (
     named_sidebars,
     nested_blocks,
     outside_main_region,
+    repeated_blocks,
     sibling_blocks,
     teaser_bodies,
     trailing_headings,
@@ -266,6 +267,7 @@ class BlockDecision:
     missed_body: int = 0  # blocks kept as the page's one declared body the model kept none of (``missed_body``)
     link_tail: int = 0  # paragraphs trimmed as a kept block's trailing link lines (``trim_link_tail``)
     headings: int = 0  # headings dropped at the end of the text (``trailing_headings``)
+    repeats: int = 0  # kept blocks dropped as a repeat of a kept block's text (``repeated_blocks``)
 
     def rule_counts(self) -> dict[str, int]:
         """Return the decisions of the rules after the model that happened on this page, by the name of the
@@ -275,7 +277,8 @@ class BlockDecision:
                   "nested": self.nested, "outside": self.outside, "after_body": self.after_body, "lead": self.lead,
                   "related": self.related, "link_lists": self.link_lists, "sidebars": self.sidebars,
                   "teasers": self.teasers, "missed_body": self.missed_body, "enclosing": self.enclosing,
-                  "link_tail": self.link_tail, "headings": self.headings, "thread_lines": self.thread_lines}
+                  "link_tail": self.link_tail, "headings": self.headings, "thread_lines": self.thread_lines,
+                  "repeats": self.repeats}
         return {name: value for name, value in counts.items() if value}
 
     @property
@@ -407,6 +410,9 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
         kept[i] = False
         decision.comments += 1
     in_threads.update(flat_blocks)
+    for i in repeated_blocks(blocks, kept) if stacked else ():
+        kept[i] = False
+        decision.repeats += 1
     if blocks and not any(kept):
         # The fallback's block is not one the comment rule dropped, while the page has another.
         candidates = [i for i in rows if i not in in_threads] or rows

@@ -21,6 +21,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``missed_body``: on article pages, the page's one declared body is kept when the model kept none of it;
 * ``named_sidebars``: kept blocks in a container named as a sidebar, not around the main block, are dropped;
 * ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
+* ``repeated_blocks``: a kept block whose text a kept block before it already has is dropped;
 * ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages);
 * ``trailing_headings``: on article pages, headings (and short lines that end with a colon) at the end of the text,
@@ -313,6 +314,26 @@ def enclosing_block(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
                 return []
             between.append(i)
     return []
+
+
+REPEAT_MIN_CHARS = 100  # a shorter block may repeat on purpose (a label, a price, a heading)
+
+
+def repeated_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
+    """Return the kept blocks of ``REPEAT_MIN_CHARS`` or more whose text is that of a kept block before them.
+
+    A page sends some of its text twice for two layouts, one hidden by its style sheet (a shop's description
+    for the phone and for the desktop, a carousel's cloned slides), and a corpus wants it once. Shorter lines
+    repeat on purpose, and the gold keeps them (dropping repeated lines of at most 100 characters cost
+    WCXB-dev 0.004)."""
+    seen: set[str] = set()
+    repeated = []
+    for i, block in enumerate(blocks):
+        if kept[i] and block.chars >= REPEAT_MIN_CHARS:
+            if block.text in seen:
+                repeated.append(i)
+            seen.add(block.text)
+    return repeated
 
 
 # A lead's (standfirst's) own name, as the last word of a class or id token split at "-", "_" and camelCase, or

@@ -613,6 +613,31 @@ def test_the_dropped_block_around_the_main_block_with_more_text_is_kept(monkeypa
     assert decision.enclosing == 1 and decision.text.startswith("Posted Friday") and "Home" not in decision.text
 
 
+def test_a_kept_block_that_repeats_a_kept_blocks_text_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    # A shop sends its description twice, for the phone and for the desktop (WCXB-dev 0610); a short line (a
+    # price, a button) repeats on purpose.
+    description = ("Make each cup of tea or coffee feel special with a ceramic mug: wheel thrown, matte textured, "
+                   "with a clear glazed interior.")
+    price = "<div class='price'><p>$60.00, free delivery</p></div>"
+    page = (f"<html><body><h1>White speckle mug</h1>{price}<div class='mobile'><p>{description}</p></div>"
+            f"<h2>Details</h2>{price}<div class='desktop'><p>{description}</p></div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    texts = [b.text for b in blocks]
+    assert texts.count(description) == 2 and texts.count("$60.00, free delivery") == 2
+    every = [True] * len(blocks)
+    assert [blocks[i].element.get("class") for i in rules.repeated_blocks(blocks, every)] == ["desktop"]
+    # Only kept blocks count: a dropped first copy leaves the second.
+    first = next(i for i, b in enumerate(blocks) if b.text == description)
+    assert rules.repeated_blocks(blocks, [i != first for i in range(len(blocks))]) == []
+    # In classify: counted, and the text has the description once.
+    models = classifier.shared_models()
+    monkeypatch.setattr(classifier._StackModel, "content_probability",
+                        lambda self, rows: np.full(len(blocks), 0.9, dtype=np.float32))
+    decision = classify(parse_html(page), models, page_probabilities=[0.1, 0.1, 0.8], trim=False)
+    assert decision.repeats == 1 and decision.rule_counts()["repeats"] == 1
+    assert decision.text.count(description) == 1 and decision.text.count("$60.00, free delivery") == 2
+
+
 def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monkeypatch: pytest.MonkeyPatch) -> None:
     # An article's body block ending in "read also" and tag lines, and a link line in its middle.
     body = ("<div class='story'><p>The council voted on Tuesday to close the old bridge for a year of repairs, after "

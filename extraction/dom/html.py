@@ -62,6 +62,7 @@ def _move_content_into_body(root: html.HtmlElement) -> None:
 
 
 HOLDER_MIN_CHARS = 500  # a <button> or <noscript> with this much text may hold the page
+WRAPPER_SHARE = 2.0  # a hidden element near the top with this many times the text the page shows is the page's
 
 
 def _holders(root: html.HtmlElement) -> list[html.HtmlElement]:
@@ -101,9 +102,11 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
     - So is such a ``<button>``: libxml2 leaves the rest of the page in a button whose ``<div>`` is not
       closed (``<button><div>...<div></button>``, seen on Dotdash Meredith's sites).
     - An element of the top three levels of ``<body>`` hidden by markup (``style="visibility:hidden"``, the
-      ``hidden`` attribute) is shown, on a page that shows less than ``HOLDER_MIN_CHARS``: pages hide
-      themselves until their script or style sheet has loaded (a Next.js site's whole page in
-      ``<div style="visibility:hidden">``), and a browser's render shows them.
+      ``hidden`` attribute) is shown on a page that shows less than ``HOLDER_MIN_CHARS`` without it, or when
+      it has more than ``WRAPPER_SHARE`` times the text the page shows: pages hide themselves until their
+      script or style sheet has loaded (a Next.js site's whole page in ``<div style="visibility:hidden">``, a
+      Shopify app's ``<div class="easylockdown-content" style="display:none">`` around the shop's products
+      beside its menus), and a browser's render shows them.
     """
     sizes = [(node, len(node.text_content())) for node in _holders(root)]
     segments = [(node, size) for node, size in sizes if node.tag == "div"]
@@ -119,10 +122,17 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
         for node, _ in segments:
             del node.attrib["hidden"]
         shown += segment_chars  # the page now shows them: a noscript or button no longer outweighs it
-    if wrappers and shown < HOLDER_MIN_CHARS:
+    if wrappers:
+        rest = shown
         for node in wrappers:
+            hiding = dict(node.attrib)
             show(node)
-        shown = len(visible_text(root))
+            size = len(visible_text(node))
+            if rest < HOLDER_MIN_CHARS or size > WRAPPER_SHARE * rest:
+                shown += size
+            else:
+                node.attrib.clear()
+                node.attrib.update(hiding)
     body = root.find("body")
     for node, size in holders if shown < HOLDER_MIN_CHARS else ():
         if size <= shown:

@@ -81,6 +81,13 @@ def test_text_the_markup_hides_is_shown_when_it_is_the_page() -> None:
         loading = (f"<html><body><div id='__next'><div {hiding}><div class='root'><h1>Budget</h1><p>{ARTICLE}</p>"
                    "</div></div></div></body></html>")
         assert visible_text(parse_html(loading)) == f"Budget\n{ARTICLE}", hiding
+    # A Shopify app hides the shop's <main> until its script has run, beside menus that show (WCXB-dev 0638):
+    # shown when it has more than twice their text.
+    menus = "<nav><ul>" + "".join(f"<li><a href='/{i}'>Category {i}</a></li>" for i in range(60)) + "</ul></nav>"
+    locked = (f"<html><body>{menus}<main><div class='easylockdown-content' style='display:none;'>"
+              f"<p>{ARTICLE}</p><p>{ARTICLE}</p><p>{ARTICLE}</p></div></main></body></html>")
+    assert visible_text(parse_html(locked)).endswith(f"{ARTICLE}\n{ARTICLE}\n{ARTICLE}")
+    assert ARTICLE not in visible_text(parse_html(locked.replace(f"<p>{ARTICLE}</p><p>{ARTICLE}</p>", "")))
 
 
 def test_hidden_text_that_does_not_outweigh_the_page_stays_hidden() -> None:

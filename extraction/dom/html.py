@@ -28,6 +28,7 @@ def parse_html(text: str) -> html.HtmlElement:
     elif _title_left_open(root):
         root, _ = _parse(_OPEN_TITLE_RE.sub(r"\1\2</title>", cleaned, count=1))
     _move_content_into_body(root)
+    _move_content_after_body(root)
     _show_hidden_page(root)
     return root
 
@@ -39,8 +40,8 @@ _HEAD_TAGS = frozenset({"title", "meta", "link", "script", "style", "base", "nos
 def _move_content_into_body(root: html.HtmlElement) -> None:
     """Move into ``<body>`` the content libxml2 leaves before it, where a browser shows it: an unknown element in
     ``<head>`` (``<mbox>``) keeps the rest of the page there, and elements before ``<body>`` are children of
-    ``<html>``. Every method reads the body only. (Elements after ``</body>`` stay where they are: moving them
-    flipped a held-out page-type decision, see the README.)"""
+    ``<html>``. Every method reads the body only. (What follows ``</body>`` goes to its end:
+    ``_move_content_after_body``.)"""
     head = root.find("head")
     stray = [child for child in head if isinstance(child.tag, str) and child.tag not in _HEAD_TAGS] \
         if head is not None else []
@@ -59,6 +60,31 @@ def _move_content_into_body(root: html.HtmlElement) -> None:
         root.append(body)
     for index, node in enumerate([*stray, *before]):
         body.insert(index, node)
+
+
+def _move_content_after_body(root: html.HtmlElement) -> None:
+    """Move to the end of ``<body>`` what libxml2 leaves after it, where a browser shows it: the elements after
+    ``<body>`` in ``<html>`` (after a stray ``</body>``) and the content of top-level elements after ``<html>``
+    (after a stray ``</html>``)."""
+    body = root.find("body")
+    if body is None:
+        return
+    after = [node for node in body.itersiblings() if isinstance(node.tag, str)]
+    later = [node for node in root.itersiblings() if isinstance(node.tag, str)]
+    for node in after:
+        body.append(node)
+    for top in later:
+        source = top.find("body")
+        nodes = list(source) if source is not None else [node for node in top if node.tag != "head"]
+        text = (source.text if source is not None else top.text) or ""
+        if text.strip():
+            last = body[-1] if len(body) else None
+            if last is None:
+                body.text = (body.text or "") + text
+            else:
+                last.tail = (last.tail or "") + text
+        for node in nodes:
+            body.append(node)
 
 
 HOLDER_MIN_CHARS = 500  # a <button> or <noscript> with this much text may hold the page
@@ -184,7 +210,7 @@ def _content_root(root: html.HtmlElement) -> html.HtmlElement:
     start tag is cut: ``<html x" /></a></td>...``; also after a stray ``</html>``): code that walks
     ``root`` would then see no text at all. Among the top-level elements, the first whose <body>
     has content is taken, else the first with any content, else ``root``. (The content of the top-level
-    elements after it is not moved into it: that flipped a held-out page-type decision, see the README.)
+    elements after it is moved to the end of its body by ``parse_html``: ``_move_content_after_body``.)
     """
     siblings = [element for element in root.itersiblings() if isinstance(element.tag, str)]
     if not siblings:

@@ -45,6 +45,18 @@ def test_page_behind_an_empty_first_html_element_is_found() -> None:
     assert visible_text(root) == "Text" and page_title(root) == "T"
 
 
+def test_content_after_a_stray_end_tag_is_read_at_the_end_of_the_body() -> None:
+    # libxml2 leaves what follows a stray </body> beside the body, and what follows a stray </html> in a second
+    # top-level <html> (WCXB-dev 0310: the blog post after its header's </html>); a browser shows both at the end
+    # of the body.
+    root = parse_html("<html><body><p>Nav</p></body></html><div><p>The story after a stray end tag.</p></div>")
+    assert visible_text(root) == "Nav\nThe story after a stray end tag."
+    root = parse_html("<html><body><p>Nav</p></body><div><p>The story after body.</p></div></html>")
+    assert visible_text(root) == "Nav\nThe story after body." and [child.tag for child in root] == ["body"]
+    root = parse_html("<html><head><title>T</title></head><body><p>Nav</p></body></html>Loose text<p>More</p>")
+    assert visible_text(root) == "Nav\nLoose text\nMore" and page_title(root) == "T"
+
+
 def test_a_title_without_its_end_tag_does_not_swallow_the_page() -> None:
     # Archived L3S-GN1 pages lost their </title>: libxml2 read the rest of the page as the title's text, the
     # page had no body and every method extracted nothing. The title is closed where its first tag starts.

@@ -111,6 +111,9 @@ def test_split_comments_tolerates_mistyped_separator() -> None:
 def test_decode_text_fallbacks() -> None:
     assert decode_text("caf\u00e9\r\nx".encode()) == "caf\u00e9\nx"
     assert decode_text(b"\xef\xbb\xbfbom") == "bom"
+    # UTF-16 with its byte-order mark, both byte orders (five Dragnet gold files).
+    assert decode_text("\ufeffThe caf\u00e9\r\nline".encode("utf-16-le")) == "The caf\u00e9\nline"
+    assert decode_text("\ufeffThe caf\u00e9".encode("utf-16-be")) == "The caf\u00e9"
     assert decode_text("\u201cquoted\u201d".encode("cp1252")) == "\u201cquoted\u201d"
     assert decode_text("\u4e2d\u6587".encode("gb18030"), ("gb18030", "cp1252")) == "\u4e2d\u6587"
     # Mostly UTF-8 with one stray byte stays UTF-8.
@@ -234,7 +237,7 @@ def test_l3s_labels_and_dragnet_comments() -> None:
         assert labels["fulltext"], page.page_id
         assert page.gold_text is not None
         assert all(block in page.gold_text for block in labels["headline"])
-    assert sum(1 for page in _pages("dragnet") if page.extra["comments"]) == 415
+    assert sum(1 for page in _pages("dragnet") if page.extra["comments"]) == 420  # 5 of them UTF-16
 
 
 @pytest.mark.datasets

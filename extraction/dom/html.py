@@ -100,19 +100,25 @@ def _holders(root: html.HtmlElement) -> list[html.HtmlElement]:
                 else len(node))]
 
 
-# Elements near the top of <body> that may hide the whole page (``_show_hidden_page``), found in C.
-_WRAPPER_XPATH = etree.XPath("(*|*/*|*/*/*)[@hidden or @aria-hidden or contains(@style, 'hidden') "
-                             "or contains(@style, 'none')]")
+# Elements near the top of <body> that may hide the whole page (``_show_hidden_page``), found in C one level at a
+# time: a union of the three levels ("(*|*/*|*/*/*)[...]") makes libxml2 merge node sets in quadratic time, minutes
+# on a page of 400,000 blocks.
+_HIDING = "[@hidden or @aria-hidden or contains(@style, 'hidden') or contains(@style, 'none')]"
+_WRAPPER_XPATHS = tuple(etree.XPath(level + _HIDING) for level in ("*", "*/*", "*/*/*"))
 
 
 def _hidden_wrappers(root: html.HtmlElement) -> list[html.HtmlElement]:
     """Return the elements of the top three levels of ``<body>`` hidden by markup (``is_hidden``) that hold
-    ``HOLDER_MIN_CHARS`` or more of text: a page hidden until its script has run."""
-    from extraction.dom.text import is_hidden  # text.py imports nothing from here
+    ``HOLDER_MIN_CHARS`` or more of text and a block-level child: a page hidden until its script has run, not a
+    run of hidden words (a hidden block of keywords stays hidden)."""
+    from extraction.dom.text import BLOCK_TAGS, is_hidden  # text.py imports nothing from here
 
     body = root.find("body")
-    return [node for node in _WRAPPER_XPATH(body) if is_hidden(node) and len(node.text_content()) >= HOLDER_MIN_CHARS] \
-        if body is not None else []
+    if body is None:
+        return []
+    return [node for xpath in _WRAPPER_XPATHS for node in xpath(body)
+            if is_hidden(node) and any(child.tag in BLOCK_TAGS for child in node)
+            and len(node.text_content()) >= HOLDER_MIN_CHARS]
 
 
 def _show_hidden_page(root: html.HtmlElement) -> None:

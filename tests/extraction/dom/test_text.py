@@ -114,6 +114,10 @@ def test_hidden_text_that_does_not_outweigh_the_page_stays_hidden() -> None:
     assert visible_text(parse_html(f"<html><body>{posts}<p>{ARTICLE}</p></body></html>")) == ARTICLE
     button = "<button><span>" + "Add to cart " * 45 + "</span></button>"  # 540 characters, under the page's
     assert visible_text(parse_html(f"<html><body><p>{ARTICLE}</p>{button}</body></html>")) == ARTICLE
+    # A hidden run of words without a block-level child (keywords hidden for search engines) stays hidden, even
+    # on a page that shows little.
+    keywords = "<div style='display:none'>" + "cheap flights " * 60 + "<a href='/x'>more</a></div>"
+    assert visible_text(parse_html(f"<html><body>{keywords}<p>Short page.</p></body></html>")) == "Short page."
     # A hidden dialog near the top of the body stays hidden on a page that shows its text.
     dialog = "<div style='display:none' class='modal'><p>" + extra * 3 + "</p></div>"
     assert visible_text(parse_html(f"<html><body>{dialog}<main><p>{ARTICLE}</p></main></body></html>")) == ARTICLE

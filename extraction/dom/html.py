@@ -134,8 +134,9 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
     - So is such a ``<button>``: libxml2 leaves the rest of the page in a button whose ``<div>`` is not
       closed (``<button><div>...<div></button>``, seen on Dotdash Meredith's sites).
     - An element of the top three levels of ``<body>`` hidden by markup (``style="visibility:hidden"``, the
-      ``hidden`` attribute) is shown on a page that shows less than ``HOLDER_MIN_CHARS`` without it, or when
-      it has more than ``WRAPPER_SHARE`` times the text the page shows: pages hide themselves until their
+      ``hidden`` attribute) and holding a block-level element (``_hidden_wrappers``) is shown on a page that
+      shows less than ``HOLDER_MIN_CHARS`` without it, or when it has more than ``WRAPPER_SHARE`` times the
+      text the page shows (each compared with the page before any is shown): pages hide themselves until their
       script or style sheet has loaded (a Next.js site's whole page in ``<div style="visibility:hidden">``, a
       Shopify app's ``<div class="easylockdown-content" style="display:none">`` around the shop's products
       beside its menus), and a browser's render shows them.

@@ -6,6 +6,8 @@ import re
 
 from lxml import etree, html
 
+from extraction.dom.text import BLOCK_TAGS, is_hidden, show, visible_text
+
 # libxml2 stops building the tree at depth 256 (2048 with huge_tree) and drops the rest of
 # the document. Malformed pages reach that depth easily (every unclosed <font> or <div> nests
 # one level deeper), so on that error the page is re-parsed with its generic container tags
@@ -111,8 +113,6 @@ def _hidden_wrappers(root: html.HtmlElement) -> list[html.HtmlElement]:
     """Return the elements of the top three levels of ``<body>`` hidden by markup (``is_hidden``) that hold
     ``HOLDER_MIN_CHARS`` or more of text and a block-level child: a page hidden until its script has run, not a
     run of hidden words (a hidden block of keywords stays hidden)."""
-    from extraction.dom.text import BLOCK_TAGS, is_hidden  # text.py imports nothing from here
-
     body = root.find("body")
     if body is None:
         return []
@@ -148,8 +148,6 @@ def _show_hidden_page(root: html.HtmlElement) -> None:
     wrappers = _hidden_wrappers(root)
     if not holders and not wrappers and segment_chars < HOLDER_MIN_CHARS:
         return  # most pages: the page's text walk below is not needed
-    from extraction.dom.text import show, visible_text  # text.py imports nothing from here
-
     shown = len(visible_text(root))
     if segment_chars > shown:
         for node, _ in segments:

@@ -22,16 +22,27 @@ metadata: wcxb-dev (title, author, publish_date), chinese-wced-dev (author, date
 mozilla-readability (title, byline) and the demo sites' articles (the generator's headline, author
 and publication time). 95% intervals: Wilson's for the accuracies, 1000 bootstrap resamples for
 the author F1. Results: ``bench/results/metadata.md``.
+
+Each publish date of ours that misses the gold's day is classed (``date_miss_kind``), to tell what a better
+reader could still get from what the gold cannot be matched on: **absent** (the gold's day is written
+nowhere in the page's HTML, in any of ``day_forms``: no reader of the page finds it); **modified** (the
+gold's day is the page's own modified date, JSON-LD ``dateModified`` or a ``*modified_time`` /
+``*updated_time`` meta tag: the gold took the last update for the publish date); **none** (we found no
+date, the gold's is in the page); **other** (we found another date of the page). The ceiling is the share of
+pages a reader could get right without taking a modified date for the publish date: all but the absent and
+modified misses.
 """
 
 from __future__ import annotations
 
 import argparse
+import calendar
 import logging
 import math
 import re
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -52,6 +63,8 @@ from extraction.title import normal
 SETS = ("wcxb-dev", "wcxb-dev-held-out", "wcxb-dev-held-out-articles", "chinese-wced-dev", "mozilla-readability",
         "demo")
 FIELDS = ("date", "author", "title", "lang")
+DATE_MISSES = ("absent", "modified", "none", "other")  # date_miss_kind
+MISS_EXAMPLES = 8  # page keys listed per kind of date miss
 PROVIDES = {"newscorpus": FIELDS, "trafilatura": ("date", "author", "title"), "htmldate": ("date",)}
 OUT = Path(__file__).parent / "results" / "metadata.md"
 SEED = 0
@@ -177,6 +190,58 @@ def score(gold: Gold, found: dict[str, str | None], scores: Scores) -> None:
                    else math.nan)
 
 
+def day_forms(day: str) -> list[str]:
+    """Return regular expressions for the ways a page writes the day ``YYYY-MM-DD``: ISO, slashes, dots and
+    compact digits, month names (full or short, either order), numeric with the year last (either order,
+    two- or four-digit year) and Chinese."""
+    year, month, date_ = (int(part) for part in day.split("-"))
+    name, short = calendar.month_name[month], calendar.month_abbr[month]
+    return [
+        rf"(?<!\d){year}[-/.]0?{month}[-/.]0?{date_}(?!\d)", rf"(?<!\d){year}{month:02d}{date_:02d}",
+        rf"\b(?:{name}|{short})\.?\s+0?{date_}(?:st|nd|rd|th)?\b[^<\d]{{0,6}}{year}",
+        rf"\b0?{date_}(?:st|nd|rd|th)?\.?\s+(?:{name}|{short})\.?,?\s+{year}",
+        rf"(?<![\d/.])0?{month}[/.-]0?{date_}[/.-](?:{year}|{year % 100:02d})(?!\d)",
+        rf"(?<![\d/.])0?{date_}[/.-]0?{month}[/.-](?:{year}|{year % 100:02d})(?!\d)",
+        rf"{year}\s*年\s*0?{month}\s*月\s*0?{date_}\s*日",
+    ]
+
+
+# The name of a modified date, then its value within the same JSON member or tag.
+_MODIFIED_RE = r"(?:dateModified|modified_time|updated_time)[^<>,;]{{0,40}}?{day}"
+
+
+def date_miss_kind(gold_day: str, ours: str | None, page_html: str) -> str:
+    """Return the kind of a missed publish date (module docstring): none, absent, modified or other."""
+    if not any(re.search(form, page_html, re.IGNORECASE) for form in day_forms(gold_day)):
+        return "absent"
+    if re.search(_MODIFIED_RE.format(day=gold_day), page_html, re.IGNORECASE):
+        return "modified"
+    return "other" if ours else "none"
+
+
+def miss_lines(misses: dict[str, list[tuple[str, str]]]) -> list[str]:
+    """Return the report's table of our missed publish dates per set (``misses``: set -> (kind, page key))."""
+    lines = ["", "Our missed publish dates by kind (module docstring of `bench/metadata_eval.py`): ceiling = the "
+             "share a reader could get right without taking a modified date for the publish date.", "",
+             "| set | pages with a gold date | right | " + " | ".join(DATE_MISSES) + " | ceiling |",
+             "|---|---:|---:|" + "---:|" * (len(DATE_MISSES) + 1)]
+    examples = []
+    for name, kinds in misses.items():
+        counts = Counter(kind for kind, _key in kinds)
+        pages = len(kinds)
+        if not pages:
+            continue
+        ceiling = (pages - counts["absent"] - counts["modified"]) / pages
+        lines.append(f"| {name} | {pages} | {counts['right']} ({counts['right'] / pages:.3f}) | "
+                     + " | ".join(str(counts[kind]) for kind in DATE_MISSES) + f" | {ceiling:.3f} |")
+        for kind in DATE_MISSES:
+            keys = [key for found, key in kinds if found == kind]
+            if keys:
+                shown = ", ".join(keys[:MISS_EXAMPLES]) + (" ..." if len(keys) > MISS_EXAMPLES else "")
+                examples.append(f"- {name}, {kind}: {shown}")
+    return [*lines, "", *examples]
+
+
 def interval(values: list[float], field_name: str) -> tuple[float, float, float]:
     """Return (mean, low, high): Wilson's 95% interval for 0/1 scores, a bootstrap one for the F1."""
     data = np.asarray(values, dtype=float)
@@ -205,8 +270,10 @@ def main(argv: list[str] | None = None) -> int:
              " ".join(__doc__.split("\n\n")[2].split()), "",
              "| set | field | pages | " + " | ".join(candidates) + " |",
              "|---|---|---:|" + "---|" * len(candidates)]
+    misses: dict[str, list[tuple[str, str]]] = {}
     for name in args.sets:
         results = {candidate: Scores() for candidate in candidates}
+        kinds = misses.setdefault(name, [])
         seconds = dict.fromkeys(candidates, 0.0)
         started = time.monotonic()
         for index, gold in enumerate(gold_pages(name)):
@@ -221,6 +288,11 @@ def main(argv: list[str] | None = None) -> int:
                     found = {"date": None, "author": None, "title": None, "lang": None}
                 seconds[candidate] += time.perf_counter() - start
                 score(gold, found, results[candidate])
+                gold_day = parse_date(gold.date)
+                if candidate == "newscorpus" and gold_day:
+                    right = (parse_date(found["date"]) or "")[:10] == gold_day[:10]
+                    kinds.append(("right" if right else date_miss_kind(
+                        gold_day[:10], found["date"], decode_html(gold.html, gold.content_type).text), gold.key))
             if (index + 1) % 100 == 0:
                 print(f"{name}: {index + 1} pages, {time.monotonic() - started:.0f} s", file=sys.stderr)
         for field_name in FIELDS:
@@ -239,6 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         print("\n".join(lines[-len(FIELDS):]), file=sys.stderr)
     lines += ["", "Fields: date = publish date right to the day; author = token F1 (mean over pages); title = exact "
               "after normalisation; lang = primary subtag. Brackets: 95% intervals."]
+    lines += miss_lines(misses)
     Path(args.out).write_text("\n".join(lines) + "\n", encoding="utf-8")
     print("\n".join(lines))
     return 0

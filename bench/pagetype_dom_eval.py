@@ -219,7 +219,8 @@ def report(results: list[Result], parse_ms: list[float], model_ms: list[float], 
         f"{other} them {alternative['url']['macro_f1']:.3f} and {alternative['no_url']['macro_f1']:.3f}.",
     ]
     for name, title, module in (("chrome", "Chrome-injected", "pagetype_chrome"),
-                                ("short", "Short-article", "pagetype_short")):
+                                ("short", "Short-article", "pagetype_short"),
+                                ("wire", "Wire-style", "pagetype_wire")):
         bare = augmentation.get(f"without_{name}_copies")
         if bare is None:
             continue

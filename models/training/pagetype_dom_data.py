@@ -1,7 +1,7 @@
 """Data of the DOM/URL page-type model's training (``models.training.train_pagetype_dom``): the training and
 held-out pages (``Item``), their features (cached under ``$PAGETYPE_CACHE``), the chrome-injected copies
-(``models.training.pagetype_chrome``), the short-article copies (``models.training.pagetype_short``) and the
-URL-less copies."""
+(``models.training.pagetype_chrome``), the short-article copies (``models.training.pagetype_short``), the
+wire-style copies (``models.training.pagetype_wire``) and the URL-less copies."""
 
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from evaluation.folds import data_hash, held_out, site_of
 from extraction.dom.encoding import decode_html
 from extraction.dom.html import parse_html
 from extraction.pagetype.features import DOM_FEATURE_VERSION, DOM_FEATURES, URL_FEATURES, dom_features
-from models.training import pagetype_chrome, pagetype_short
+from models.training import pagetype_chrome, pagetype_short, pagetype_wire
 
 logger = logging.getLogger(__name__)
 
@@ -185,6 +185,18 @@ def short_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
         return [next(found) if item.label == "article" else None for item in items]
 
     return _copies("short", pagetype_short, rows, items, seed, use_cache)
+
+
+def wire_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
+    """Return the wire-style copies of ``items``' articles (``models.training.pagetype_wire``)."""
+    def rows() -> list[Any]:
+        args = [(item.html_bytes(), item.content_type, item.url, seed * 1_000_003 + k)
+                for k, item in enumerate(items) if item.label == "article"]
+        with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
+            found = iter(list(executor.map(pagetype_wire.wire_features, args, chunksize=8)))
+        return [next(found) if item.label == "article" else None for item in items]
+
+    return _copies("wire", pagetype_wire, rows, items, seed, use_cache)
 
 
 def without_url(x: FloatArray) -> FloatArray:

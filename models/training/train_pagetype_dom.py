@@ -14,7 +14,9 @@
    with other sites' link blocks injected around its body (``models.training.pagetype_chrome``,
    ``AUGMENT_CHROME``): news portals wrap their articles in menus and link lists. And every article once
    with its body cut to a few paragraphs (``models.training.pagetype_short``, ``AUGMENT_SHORT``): news
-   stories are shorter than the training sets' posts and guides.
+   stories are shorter than the training sets' posts and guides. And every article once cut so and with its
+   paragraphs split into one or two sentences (``models.training.pagetype_wire``, ``AUGMENT_WIRE``): wire
+   stories write a paragraph per sentence or two.
 3. Model selection by grouped CV (``GroupKFold(5)`` over site groups; a page and its URL-less copy
    share a group): standardised class-balanced logistic regression, random forest and histogram
    gradient boosting, small grids; the criterion is macro-F1 over the three classes on the pages
@@ -70,6 +72,7 @@ from models.training.pagetype_dom_data import (
     load_features,
     short_copies,
     training_items,
+    wire_copies,
     without_url,
 )
 from models.training.pagetype_meta import PAGETYPE_DIR, update_meta
@@ -99,6 +102,9 @@ AUGMENT_CHROME = True
 # Train on a short-article copy of every article too (models.training.pagetype_short): the training articles
 # are long, a news crawl's are often a few paragraphs, and short articles were typed "other".
 AUGMENT_SHORT = True
+# Train on a wire-style copy of every article too (models.training.pagetype_wire): news agencies' paragraphs are
+# a sentence or two, and articles of such short paragraphs were typed "other".
+AUGMENT_WIRE = True
 
 StrArray = npt.NDArray[np.str_]
 Split = tuple[npt.NDArray[np.int64], npt.NDArray[np.int64]]
@@ -163,7 +169,7 @@ def grouped_splits(groups: StrArray) -> list[Split]:
 def training_rows(x: FloatArray, y: StrArray, rows: npt.NDArray[np.int64], augment: bool,
                   copies: Sequence[Copies] = ()) -> tuple[FloatArray, StrArray]:
     """Return the training matrix of the pages ``rows``: each page, its copy without URL (``augment``), and its
-    altered copies (chrome, short) with and without URL."""
+    altered copies (chrome, short, wire) with and without URL."""
     parts, labels = [x[rows]], [y[rows]]
     for copy in copies:
         with_copy = rows[copy.has[rows]]
@@ -373,7 +379,8 @@ def train(args: argparse.Namespace) -> int:
 
     chrome = chrome_copies(train_items, args.seed, not args.no_cache) if AUGMENT_CHROME else None
     short = short_copies(train_items, args.seed, not args.no_cache) if AUGMENT_SHORT else None
-    copies = [copy for copy in (chrome, short) if copy is not None]
+    wire = wire_copies(train_items, args.seed, not args.no_cache) if AUGMENT_WIRE else None
+    copies = [copy for copy in (chrome, short, wire) if copy is not None]
     chosen, grid = select(x, y, splits, args.seed, copies)
     with_url, no_url = oof_probabilities(chosen.build, x, y, splits, AUGMENT_NO_URL, copies=copies)
     plain_url, plain_no_url = oof_probabilities(chosen.build, x, y, splits, not AUGMENT_NO_URL, copies=copies)
@@ -382,11 +389,12 @@ def train(args: argparse.Namespace) -> int:
         "augment_no_url": AUGMENT_NO_URL,
         "augment_chrome": AUGMENT_CHROME,
         "augment_short": AUGMENT_SHORT,
+        "augment_wire": AUGMENT_WIRE,
         "as_shipped": {"url": scores(y, with_url), "no_url": scores(y, no_url),
                        "chinese_wced_articles": round(float((decide_all(with_url[chinese]) == 0).mean()), 4)},
         "without_no_url_copies": {"url": scores(y, plain_url), "no_url": scores(y, plain_no_url)},
     }
-    for name, left_out in (("chrome", chrome), ("short", short)):
+    for name, left_out in (("chrome", chrome), ("short", short), ("wire", wire)):
         if left_out is None:
             continue
         rest = [copy for copy in copies if copy is not left_out]
@@ -428,8 +436,10 @@ def train(args: argparse.Namespace) -> int:
         "classes": list(CLASSES),
         "model": {"family": chosen.family, "params": chosen.params, "class_weight": "balanced",
                   "augment_no_url": AUGMENT_NO_URL, "augment_chrome": AUGMENT_CHROME, "augment_short": AUGMENT_SHORT,
+                  "augment_wire": AUGMENT_WIRE,
                   "chrome_copies": 0 if chrome is None else int(chrome.has.sum()),
-                  "short_copies": 0 if short is None else int(short.has.sum())},
+                  "short_copies": 0 if short is None else int(short.has.sum()),
+                  "wire_copies": 0 if wire is None else int(wire.has.sum())},
         "other_margin": margin,
         "other_margin_rule": "largest margin within one standard error of the best grouped-CV macro-F1",
         "cv": {"folds": FOLDS, "grouping": "site (evaluation.folds.site_of; demo: its site)", **cv,

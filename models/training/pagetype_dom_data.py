@@ -175,28 +175,27 @@ def chrome_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
     return _copies("chrome", pagetype_chrome, rows, items, seed, use_cache)
 
 
-def short_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
-    """Return the short-article copies of ``items``' articles (``models.training.pagetype_short``)."""
+def _article_copies(name: str, module: Any, features: Callable[[Any], Any], items: Sequence[Item], seed: int,
+                    use_cache: bool) -> Copies:
+    """Return the copies ``features`` (``module``'s, for a process pool) makes of ``items``' articles."""
     def rows() -> list[Any]:
         args = [(item.html_bytes(), item.content_type, item.url, seed * 1_000_003 + k)
                 for k, item in enumerate(items) if item.label == "article"]
         with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
-            found = iter(list(executor.map(pagetype_short.short_features, args, chunksize=8)))
+            found = iter(list(executor.map(features, args, chunksize=8)))
         return [next(found) if item.label == "article" else None for item in items]
 
-    return _copies("short", pagetype_short, rows, items, seed, use_cache)
+    return _copies(name, module, rows, items, seed, use_cache)
+
+
+def short_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
+    """Return the short-article copies of ``items``' articles (``models.training.pagetype_short``)."""
+    return _article_copies("short", pagetype_short, pagetype_short.short_features, items, seed, use_cache)
 
 
 def wire_copies(items: Sequence[Item], seed: int, use_cache: bool) -> Copies:
     """Return the wire-style copies of ``items``' articles (``models.training.pagetype_wire``)."""
-    def rows() -> list[Any]:
-        args = [(item.html_bytes(), item.content_type, item.url, seed * 1_000_003 + k)
-                for k, item in enumerate(items) if item.label == "article"]
-        with ProcessPoolExecutor(max_workers=N_JOBS) as executor:
-            found = iter(list(executor.map(pagetype_wire.wire_features, args, chunksize=8)))
-        return [next(found) if item.label == "article" else None for item in items]
-
-    return _copies("wire", pagetype_wire, rows, items, seed, use_cache)
+    return _article_copies("wire", pagetype_wire, pagetype_wire.wire_features, items, seed, use_cache)
 
 
 def without_url(x: FloatArray) -> FloatArray:

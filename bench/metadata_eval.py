@@ -211,7 +211,7 @@ _MODIFIED_RE = r"(?:dateModified|modified_time|updated_time)[^<>,;]{{0,40}}?{day
 
 
 def date_miss_kind(gold_day: str, ours: str | None, page_html: str) -> str:
-    """Return the kind of a missed publish date (module docstring): none, absent, modified or other."""
+    """Return the kind of a missed publish date (module docstring): absent, modified, none or other."""
     if not any(re.search(form, page_html, re.IGNORECASE) for form in day_forms(gold_day)):
         return "absent"
     if re.search(_MODIFIED_RE.format(day=gold_day), page_html, re.IGNORECASE):
@@ -288,8 +288,7 @@ def main(argv: list[str] | None = None) -> int:
                     found = {"date": None, "author": None, "title": None, "lang": None}
                 seconds[candidate] += time.perf_counter() - start
                 score(gold, found, results[candidate])
-                gold_day = parse_date(gold.date)
-                if candidate == "newscorpus" and gold_day:
+                if candidate == "newscorpus" and (gold_day := parse_date(gold.date)):
                     right = (parse_date(found["date"]) or "")[:10] == gold_day[:10]
                     kinds.append(("right" if right else date_miss_kind(
                         gold_day[:10], found["date"], decode_html(gold.html, gold.content_type).text), gold.key))

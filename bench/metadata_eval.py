@@ -27,8 +27,9 @@ Each publish date of ours that misses the gold's day is classed (``date_miss_kin
 reader could still get from what the gold cannot be matched on: **absent** (the gold's day is written
 nowhere in the page's HTML, in any of ``day_forms``: no reader of the page finds it); **modified** (the
 gold's day is the page's own modified date, JSON-LD ``dateModified`` or a ``*modified_time`` /
-``*updated_time`` meta tag: the gold took the last update for the publish date); **none** (we found no
-date, the gold's is in the page); **other** (we found another date of the page). The ceiling is the share of
+``*updated_time`` meta tag, and the page declares another day as its publish date, ``datePublished``,
+``*published_time`` or ``dateCreated``: the gold took the last update for the publish date); **none** (we
+found no date, the gold's is in the page); **other** (we found another date of the page). The ceiling is the share of
 pages a reader could get right without taking a modified date for the publish date: all but the absent and
 modified misses.
 """
@@ -208,13 +209,17 @@ def day_forms(day: str) -> list[str]:
 
 # The name of a modified date, then its value within the same JSON member or tag.
 _MODIFIED_RE = r"(?:dateModified|modified_time|updated_time)[^<>,;]{{0,40}}?{day}"
+# The name of a declared publish date, then its day.
+_PUBLISHED_RE = re.compile(r"(?:datePublished|published_time|dateCreated)[^<>,;]{0,40}?(\d{4}-\d{2}-\d{2})",
+                           re.IGNORECASE)
 
 
 def date_miss_kind(gold_day: str, ours: str | None, page_html: str) -> str:
     """Return the kind of a missed publish date (module docstring): absent, modified, none or other."""
     if not any(re.search(form, page_html, re.IGNORECASE) for form in day_forms(gold_day)):
         return "absent"
-    if re.search(_MODIFIED_RE.format(day=gold_day), page_html, re.IGNORECASE):
+    if re.search(_MODIFIED_RE.format(day=gold_day), page_html, re.IGNORECASE) \
+            and any(day != gold_day for day in _PUBLISHED_RE.findall(page_html)):
         return "modified"
     return "other" if ours else "none"
 

@@ -90,6 +90,7 @@ class Metadata:
 
 
 PREVIEW_LABELS = 4  # link previews' label and value pairs read: twitter:label1 .. twitter:label4
+KICKER_MAX_CHARS = 40  # the line above the headline is read for a date when it is this short (a date and a label)
 
 # Words in a class, id or rel (any case, anywhere: "post-byline", "articleAuthor") that name a byline or a
 # dateline. Looked for as substrings of the lower-cased names: str's C search, 10x faster than one regex
@@ -400,6 +401,13 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 put("date_published", value, "byline")
             if found.date_published:
                 break
+    if not found.date_published and start > 0:
+        # A date on the line right above the headline, alone or with a short label: a kicker's "January 23, 2025",
+        # "blog | February 01, 2022", an archive's "April 2, 1998" (a masthead's today is further up, above the menus).
+        above = " ".join(page_lines[start - 1].split())
+        kicker = len(above) <= KICKER_MAX_CHARS and not MODIFIED_WORDS.search(above)  # "Last updated ..." is no kicker
+        value = parse_date(above, max_year) if kicker else None
+        put("date_published", value if value and near_day(value, in_url) else None, "byline")
     # 6.-8. URL, the feed or sitemap, htmldate
     put("date_published", in_url, "url")
     put("date_published", parse_date(listed_date, max_year), "listing")

@@ -28,9 +28,15 @@ def test_a_day_written_nowhere_is_absent_whatever_was_found():
 
 def test_the_gold_taking_the_modified_date():
     jsonld = '{"datePublished": "2024-01-02T10:00:00Z", "dateModified": "2024-03-05T08:00:00Z"}'
-    meta = '<meta property="article:modified_time" content="2024-03-05T08:00:00+00:00">'
+    meta = ('<meta property="article:published_time" content="2024-01-02T10:00:00+00:00">'
+            '<meta property="article:modified_time" content="2024-03-05T08:00:00+00:00">')
     assert date_miss_kind("2024-03-05", "2024-01-02", jsonld) == "modified"
     assert date_miss_kind("2024-03-05", "2024-01-02", meta) == "modified"
+    # Without another declared publish date the page's modified date may be the one it shows: not "modified".
+    alone = '<meta property="article:modified_time" content="2024-03-05T08:00:00+00:00"><p>Posted 2024-01-02</p>'
+    assert date_miss_kind("2024-03-05", "2024-01-02", alone) == "other"
+    same = '{"datePublished": "2024-03-05T01:00:00Z", "dateModified": "2024-03-05T08:00:00Z"}'
+    assert date_miss_kind("2024-03-05", "2024-03-04", same) == "other"  # a time zone, not the update
     # The published date after a modified one in the same object is not read as the modified one.
     other = '{"dateModified": "2024-01-09T10:00:00+00:00", "datePublished": "2024-03-05T08:00:00+00:00"}'
     assert date_miss_kind("2024-03-05", "2024-01-09", other) == "other"

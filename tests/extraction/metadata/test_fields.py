@@ -251,6 +251,23 @@ def test_a_labelled_dateline_wins_over_a_date_inside_a_sentence() -> None:
     assert found.date_published == "2005-04-18"  # without a labelled line, the first date of the head
 
 
+def test_a_date_on_the_line_above_the_headline() -> None:
+    root = parse_html("<html><body><h1>Council approves the budget</h1><p>Text.</p></body></html>")
+
+    def published(above: str) -> tuple[str | None, str | None]:
+        lines = ["Home", "News", above, "Council approves the budget", "The council met on Tuesday and voted 7-2."]
+        found = page_metadata(root, "https://a.test/news/council-budget", lines, dates_by_htmldate=False)
+        return found.date_published, found.sources.get("date_published")
+
+    assert published("January 23, 2025") == ("2025-01-23", "byline")  # a kicker
+    assert published("Reuters - December 30, 2007") == ("2007-12-30", "byline")
+    assert published("Last updated 2025-12-18 UTC.") == (None, None)  # an update, not the post's date
+    assert published("The week of January 23, 2025 in the city council and the mayor's office") == (None, None)
+    found = page_metadata(root, "https://a.test/2025/01/24/council-budget/",
+                          ["January 3, 2025", "Council approves the budget", "Text."], dates_by_htmldate=False)
+    assert found.date_published == "2025-01-24"  # far from the URL's date: another date, the URL's wins
+
+
 def test_title_without_the_site_name() -> None:
     assert clean_title("Council approves the budget | Example News", "Example News") == "Council approves the budget"
     assert clean_title("Example News - Council approves the budget") == "Council approves the budget"

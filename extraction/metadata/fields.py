@@ -403,7 +403,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 break
     if not found.date_published and start > 0:
         # A date on the line right above the headline, alone or with a short label: a kicker's "January 23, 2025",
-        # "blog | February 01, 2022", an archive's "April 2, 1998" (a masthead's today is further up, above the menus).
+        # "Reuters - December 30, 2007", an archive's "April 2, 1998" (a masthead's today is further up, above the
+        # menus).
         above = " ".join(page_lines[start - 1].split())
         kicker = len(above) <= KICKER_MAX_CHARS and not MODIFIED_WORDS.search(above)  # "Last updated ..." is no kicker
         value = parse_date(above, max_year) if kicker else None

@@ -20,6 +20,7 @@ is short already). The paragraph range was chosen by grouped-CV macro-F1 among (
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -72,9 +73,17 @@ def short_copy(body: bytes, content_type: str | None, url: str | None,
     return dom_features(root, url) if cut_body(root, keep) else None
 
 
-def short_features(args: tuple[bytes, str | None, str | None, int]) -> Any:
-    """``short_copy`` for a process pool; a page that fails gives None (it gets no copy)."""
+CopyArgs = tuple[bytes, str | None, str | None, int]  # a page's bytes, content type, URL and the copy's seed
+
+
+def pooled_copy(copy: Callable[..., Any], args: CopyArgs) -> Any:
+    """``copy(*args)`` for a process pool; a page that fails gives None (it gets no copy)."""
     try:
-        return short_copy(*args)
+        return copy(*args)
     except Exception:  # a malformed page: no copy
         return None
+
+
+def short_features(args: CopyArgs) -> Any:
+    """``short_copy`` for a process pool (``pooled_copy``)."""
+    return pooled_copy(short_copy, args)

@@ -30,7 +30,14 @@ from lxml import html
 
 from extraction.pagetype.features import dom_features
 from models.training.pagetype_chrome import parse
-from models.training.pagetype_short import MAX_PARAGRAPHS, MIN_PARAGRAPHS, body_container, cut_body
+from models.training.pagetype_short import (
+    MAX_PARAGRAPHS,
+    MIN_PARAGRAPHS,
+    CopyArgs,
+    body_container,
+    cut_body,
+    pooled_copy,
+)
 
 MIN_SENTENCES = 3  # a paragraph of fewer sentences is left whole
 _SENTENCE_END_RE = re.compile(r"(?:(?<=[.!?])|(?<=[.!?][\"”’)]))\s+(?=[\"“‘(]?[A-Z0-9])|(?<=[。！？])")
@@ -81,9 +88,6 @@ def wire_copy(body: bytes, content_type: str | None, url: str | None,
     return dom_features(root, url) if split_paragraphs(root, rng) else None
 
 
-def wire_features(args: tuple[bytes, str | None, str | None, int]) -> Any:
-    """``wire_copy`` for a process pool; a page that fails gives None (it gets no copy)."""
-    try:
-        return wire_copy(*args)
-    except Exception:  # a malformed page: no copy
-        return None
+def wire_features(args: CopyArgs) -> Any:
+    """``wire_copy`` for a process pool (``pooled_copy``)."""
+    return pooled_copy(wire_copy, args)

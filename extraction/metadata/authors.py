@@ -70,14 +70,18 @@ _DESK_WORDS = (r"sports|technology|tech|business|science|medical|health|politica
                r"freelance|managing|product|marketing|distinguished|executive|chief|former|general|technical|"
                r"creative|research|principal|lead|associate|deputy|vice")
 _DESK_RE = rf"(?:\s+(?:AP|Associated\s+Press))?(?:\s+(?:{_DESK_WORDS}))*"
+_ROLE_AFTER = rf"(?<=[\w,]){_DESK_RE}\s+{_ROLE_RE}.*$"
+_ROLE_AFTER_RE = re.compile(_ROLE_AFTER, re.I)
 _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\s+by|autor(?:en|in)?|auteurs?|"
                               rf"{_WRITTEN_BY_TRANSLATED}|veröffentlicht\s+von|publié\s+par|publicado\s+por|"
                               r"pubblicato\s+da|von|par)(?:[:\s]+|$)|"
                               r"\s*[|·•⋅]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
                               r"\s+in\s+(?-i:[A-Z]\w+(?:\s+[A-Z]\w+)?)$|"  # "Stan Crock in Washington"
+                              # WordPress's post data after the byline ("by A , Filed under: Celebrity, ...")
+                              r"[\s,]+(?:filed\s+under|posted\s+in|categor(?:y|ies)|tags?)\s*:.*$|"
                               rf"\s+(?:{MONTH_NAMES})\.?\s+\d.*$|"  # "Jane Doe March 2, 2024"
                               rf"\s+[-–—]\s+(?:{MONTH_NAMES})\b.*$|"  # "Jason Shafrin - Oct" (its day on the next line)
-                              rf"(?<=[\w,]){_DESK_RE}\s+{_ROLE_RE}.*$", re.I)
+                              rf"{_ROLE_AFTER}", re.I)
 # No names: a date ("Jan 4", "5 November", "2024"), an e-mail address ("[at]" included), the outlet's words.
 # A single digit is a user's ("ron1cne", "LingoLover94" has two: a handle with a year or a count is no name).
 _NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\s+(?:{MONTH_NAMES})\b|"
@@ -113,7 +117,9 @@ def split_authors(text: str, declared: bool = False) -> list[str]:
     none when the first part does, or (not ``declared``) most parts do: a "By ..." line of the page that is no
     byline. ``declared``: the text is an author's value in JSON-LD, microdata or a meta tag, whose later parts
     may be a role ("Benjamin Johnson, Sr. Director of Operations, Atlas Van Lines")."""
-    text = _AUTHOR_NOISE_RE.sub("", " ".join(text.split()))
+    text = " ".join(text.split())
+    role = _ROLE_AFTER_RE.search(text) is not None  # "Stephen Shankland Staff Writer": no collective byline
+    text = _AUTHOR_NOISE_RE.sub("", text)
     names: list[str] = []
     parts = [_UNCLOSED_RE.sub("", part.strip(" .:：-–—()[]/")) for part in _AUTHOR_SPLIT_RE.split(text)]
     parts = [part for part in parts if part]
@@ -122,6 +128,8 @@ def split_authors(text: str, declared: bool = False) -> list[str]:
         if part.lower().replace(".", "") in _CREDENTIALS:  # "Ph.D" as "PhD"
             if names:
                 names[-1] += f", {part}"
+        elif part is parts[0] and not role and _collective(part):
+            names.append(part)
         elif _sentence(part):
             if part is parts[0]:
                 return []
@@ -130,6 +138,26 @@ def split_authors(text: str, declared: bool = False) -> list[str]:
                 and not _ZH_NOT_A_NAME_RE.search(part) and not _prose(part):
             names.append(part)
     return [] if not declared and 2 * sentences > len(parts) else names
+
+
+# A collective byline: a name of a team, a desk or a site's editors ("Podium Staff", "TOI Lifestyle Desk", "The
+# Currency editors", "Team SimplyThrilled"). Read as the byline's first part only, and not in a byline with a role
+# (``_ROLE_AFTER``): after a person's name the same words are the outlet ("Jane Doe, CNN Staff") or a role's
+# ("Stephen Shankland Staff Writer"). A singular "Editor" or "Contributor" is a role, also without a comma ("Ben
+# Silverman Games Editor").
+_GROUP_WORDS = r"staff|team|desk|editors|editorial\s+(?:team|staff|board)|contributors|newsroom"
+_COLLECTIVE_RE = re.compile(rf"(?:(?:the|our)\s+)?((?:[^\W\d_][\w.&'’-]*\s+){{1,3}})(?:{_GROUP_WORDS})|"
+                            r"team\s+([^\W\d_][\w.&'’-]*)", re.I)
+
+
+def _collective(part: str) -> bool:
+    """Return whether a byline's first part is a collective byline (``_COLLECTIVE_RE``): its own words capitalised,
+    none a word of a sentence."""
+    match = _COLLECTIVE_RE.fullmatch(part)
+    if not match or len(part) > 60:
+        return False
+    words = (match.group(1) or match.group(2)).split()
+    return words[0][:1].isupper() and not any(word.lower() in _SENTENCE_WORDS for word in words)
 
 
 def _sentence(part: str) -> bool:

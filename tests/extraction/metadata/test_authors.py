@@ -36,10 +36,30 @@ def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
     ("Rasmus Barslund Founder, Lead Reviewer", ["Rasmus Barslund"]),
     ("Matthew Richardson ⋅ Review Editor", ["Matthew Richardson"]),  # a dot operator sets the role apart
     ("By Jane Doe and John Smith, Staff Writers", ["Jane Doe", "John Smith"]),
-    ("The Currency editors", []),  # the outlet's staff: no name
-    ("Our Editors", []),
+    ("Our Editors", []),  # a label, not a collective byline's name
 ])
 def test_roles_after_names_are_no_part_of_them(byline: str, names: list[str]) -> None:
+    assert split_authors(byline) == names
+
+
+@pytest.mark.parametrize(("byline", "names"), [
+    # A collective byline is who the page says wrote it, as WCXB's gold and trafilatura read it
+    ("By Podium Staff", ["Podium Staff"]),
+    ("TOI Lifestyle Desk", ["TOI Lifestyle Desk"]),
+    ("The Currency editors", ["The Currency editors"]),
+    ("Great Day Editorial Team", ["Great Day Editorial Team"]),
+    ("Team SimplyThrilled", ["Team SimplyThrilled"]),
+    ("by TrekMovie.com Staff , Filed under: Celebrity, Shatner", ["TrekMovie.com Staff"]),  # the post's data goes
+    # Not collective: the words alone, in a sentence, after a person's name, or part of a role
+    ("Staff", []),
+    ("The team", []),
+    ("by the time team members arrive", []),
+    ("Jane Doe, CNN Staff", ["Jane Doe"]),
+    ("Stephen Shankland Staff Writer, CNET News.com", []),
+    ("Chris Foster, Los Angeles Times Staff Writer", ["Chris Foster"]),
+    ("Ben Silverman Games Editor", []),  # a singular Editor is a role
+])
+def test_collective_bylines_are_names(byline: str, names: list[str]) -> None:
     assert split_authors(byline) == names
 
 

@@ -83,7 +83,8 @@ _AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\
                               rf"\s+[-–—]\s+(?:{MONTH_NAMES})\b.*$|"  # "Jason Shafrin - Oct" (its day on the next line)
                               rf"{_ROLE_AFTER}", re.I)
 # No names: a date ("Jan 4", "5 November", "2024"), an e-mail address ("[at]" included), the outlet's words.
-# A single digit is a user's ("ron1cne", "LingoLover94" has two: a handle with a year or a count is no name).
+# A single digit is a user's ("ron1cne"); more digits are a date's or a count's ("15,911 silver badges"), but in a
+# user's handle (``_HANDLE_RE``).
 _NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\s+(?:{MONTH_NAMES})\b|"
                             r"@|\[at\]|\(at\)|https?:|www\.|\b(?:staff|news|reporters?|editors?|team|admin|"
                             r"contributors?|press|wire|desk|agency|correspondent|updated|published|posted|"
@@ -95,6 +96,8 @@ _NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\
                             r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|"  # a weekday alone ("Sunday Oliseh" stays)
                             r"^(?:name|user|username|null|none|undefined)$|"  # a placeholder (meta author "name")
                             rf"^(?:{_DESK_WORDS})$", re.I)
+# A user's handle: one word, letters first, digits last ("LingoLover94", "user447274", "JWoodguy13"; not "Jan2024").
+_HANDLE_RE = re.compile(rf"(?!(?:{MONTH_NAMES})\.?\d)[^\W\d_]{{2,}}[^\W\d]*?\d+", re.I)
 # Degrees and credentials after a name ("Dylan Bailey, MS, RD, FAND" in JSON-LD): split off by the comma, they
 # stay with the name before them (as the site writes it), not names of their own.
 _CREDENTIALS = frozenset({
@@ -134,7 +137,8 @@ def split_authors(text: str, declared: bool = False) -> list[str]:
             if part is parts[0]:
                 return []
             sentences += 1
-        elif len(part) <= 60 and not _NOT_A_NAME_RE.search(part) and len(part.split()) <= 5 \
+        elif len(part) <= 60 and (_HANDLE_RE.fullmatch(part) or not _NOT_A_NAME_RE.search(part)) \
+                and len(part.split()) <= 5 \
                 and not _ZH_NOT_A_NAME_RE.search(part) and not _prose(part):
             names.append(part)
     return [] if not declared and 2 * sentences > len(parts) else names

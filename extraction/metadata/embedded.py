@@ -164,8 +164,8 @@ def itemprop_value(element: html.HtmlElement) -> str | None:
         if element.get(attribute):
             return clean_value(element.get(attribute))
     names = _itemprop(element, "name")
-    if names and names[0] is not element:
-        return clean_value(names[0].text_content())
+    if names and names[0] is not element:  # a Person item's name: its text, or a <meta>'s content (Stack Exchange)
+        return itemprop_value(names[0])
     return clean_value(element.text_content())
 
 

@@ -84,6 +84,10 @@ def test_sentences_are_no_names(byline: str, names: list[str]) -> None:
     ("November 5", []),
     ("5 November", []),
     ("ron1cne", ["ron1cne"]),  # a user's handle
+    ("LingoLover94", ["LingoLover94"]),  # a handle ends in digits
+    ("user447274", ["user447274"]),
+    ("Jan2024", []),  # a month and a year run together
+    ("KumikoGoingCrAzY 15911 silver badges", []),  # a count beside a name
     ("cipha[at]cipha.net", []),  # an e-mail address
     ("Howard Gleckman and Stan Crock in Washington", ["Howard Gleckman", "Stan Crock"]),  # the place goes
     ("Jane Doe and the Associated Press", ["Jane Doe"]),

@@ -123,6 +123,18 @@ def test_microdata_authors_of_the_first_item_only() -> None:
     assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Jane Doe", "John Roe"]
 
 
+def test_a_person_items_name_in_a_meta_content() -> None:
+    # Stack Exchange: the Person item's text is the user's link and reputation; its name is a <meta>'s content.
+    # The first item is the question's; an answer's and a comment's authors come after it.
+    users = [f"<div itemprop='author' itemscope itemtype='http://schema.org/Person'><a href='/u/{i}'>{name}</a>"
+             f"<meta itemprop='name' content='{name}'><span>15,911</span> 1 silver badge</div><p>Post.</p>"
+             for i, name in enumerate(["user447274", "glenn jackman"])]
+    page = parse_html(f"<html><body><div itemscope itemtype='https://schema.org/Question'><h1>Q</h1>{users[0]}"
+                      f"<div itemprop='suggestedAnswer' itemscope itemtype='https://schema.org/Answer'>{users[1]}</div>"
+                      "</div></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["user447274"]
+
+
 def test_a_questions_creation_date_comes_before_its_answers_dates() -> None:
     # Stack Exchange: the question's <time itemprop=dateCreated>, then each answer's datePublished (its edit).
     page = parse_html("<html><body><h1>Why is except: pass bad?</h1><div itemscope itemtype='https://schema.org/"

@@ -72,10 +72,12 @@ _DESK_WORDS = (r"sports|technology|tech|business|science|medical|health|politica
 _DESK_RE = rf"(?:\s+(?:AP|Associated\s+Press))?(?:\s+(?:{_DESK_WORDS}))*"
 _ROLE_AFTER = rf"(?<=[\w,]){_DESK_RE}\s+{_ROLE_RE}.*$"
 _ROLE_AFTER_RE = re.compile(_ROLE_AFTER, re.I)
-_AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|(?:posted|penned|reported)\s+by|autor(?:en|in)?|auteurs?|"
+_AUTHOR_NOISE_RE = re.compile(rf"^\W*(?:{_BY_LABELS}|"
+                              r"(?:posted|post|penned|reported|authored|text|words|story|recipe)\s+by|"
+                              r"autor(?:en|in)?|auteurs?|"
                               rf"{_WRITTEN_BY_TRANSLATED}|veröffentlicht\s+von|publié\s+par|publicado\s+por|"
                               r"pubblicato\s+da|von|par)(?:[:\s]+|$)|"
-                              r"\s*[|·•⋅]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
+                              r"\s*[|·•⋅»]\s*.*$|\s+(?:on|at|(?:last\s+)?updated|published)(?:\s|:).*$|"
                               r"\s+in\s+(?-i:[A-Z]\w+(?:\s+[A-Z]\w+)?)$|"  # "Stan Crock in Washington"
                               # WordPress's post data after the byline ("by A , Filed under: Celebrity, ...")
                               r"[\s,]+(?:filed\s+under|posted\s+in|categor(?:y|ies)|tags?)\s*:.*$|"
@@ -92,9 +94,11 @@ _NOT_A_NAME_RE = re.compile(rf"\d{{2}}|^(?:{MONTH_NAMES})\.?\s+\d|^\d{{1,2}}\.?\
                             # Profile", "Full Bio", "The Author", "Date", "Editorials"); "published" and
                             # "sponsored" in German ("Veröffentlicht am", "von Gesponserte Inhalte")
                             r"profile|bio|authors?|date|editorials?|veröffentlicht|publiziert|"
-                            r"aktualisiert|gesponsert\w*|publié|publicado|pubblicato)\b|"
-                            r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|"  # a weekday alone ("Sunday Oliseh" stays)
-                            r"^(?:name|user|username|null|none|undefined)$|"  # a placeholder (meta author "name")
+                            r"aktualisiert|gesponsert\w*|publié|publicado|pubblicato|"
+                            r"sign\s+in|log\s+in|powered\s+by)\b|"  # a login link, a footer's "Powered by"
+                            # a weekday alone, also short ("Sunday Oliseh" stays)
+                            r"^(?:mon|tues|wednes|thurs|fri|satur|sun)day$|^(?:mon|tue|wed|thu|fri|sat|sun)\.?$|"
+                            r"^(?:name|user|username|null|none|undefined|home)$|"  # a placeholder, a crumb
                             rf"^(?:{_DESK_WORDS})$", re.I)
 # A user's handle: one word, letters first, digits last ("LingoLover94", "user447274", "JWoodguy13"; not "Jan2024").
 _HANDLE_RE = re.compile(rf"(?!(?:{MONTH_NAMES})\.?\d)[^\W\d_]{{2,}}[^\W\d]*?\d+", re.I)

@@ -15,6 +15,10 @@ BYLINE_MAX_CHARS = 200  # a byline element with more text is content, not a byli
 HEAD_LINES = 40  # first lines of the visible text searched for a byline or dateline
 
 EN_BY_RE = re.compile(r"^\W*(?:written\s+)?by[:\s]+(.+)$", re.I)
+# An author box's line anywhere after an article's headline: "Written by Jane Doe", or the label alone with the
+# name on the next line (a bare "By" is not read there: lists of related posts have one per item).
+AUTHOR_BOX_RE = re.compile(r"\W*(?:written|authored)\s+by(?:[:\s]+(.+)|\W*)$", re.I)
+AUTHOR_BOX_MAX_CHARS = 60
 # An author's label on its own (a link preview's twitter:label1, a line before the name), in the languages of
 # Yoast SEO's "Written by".
 # The English labels both read: on a line of their own, and before the names of a byline (``_AUTHOR_NOISE_RE``).

@@ -18,6 +18,8 @@ from lxml import html
 from extraction.dom.html import TITLE_MAX_CHARS, declared_lang, title_text
 from extraction.dom.text import visible_text
 from extraction.metadata.authors import (
+    AUTHOR_BOX_MAX_CHARS,
+    AUTHOR_BOX_RE,
     BYLINE_MAX_CHARS,
     EN_BY_RE,
     HEAD_LINES,
@@ -350,7 +352,10 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
 
     # 5. bylines and datelines
     page_lines = list(lines)
-    start = _headline_index(page_lines, [h1 for h1 in h1s if h1] or [found.title or ""])
+    # The headline is the <h1> that is the page's title, else the first <h1> (a logo's <h1> comes first on some sites).
+    title = normal(found.title or "")
+    headlines = sorted((h1 for h1 in h1s if h1), key=lambda h1: normal(h1) != title)
+    start = _headline_index(page_lines, headlines or [found.title or ""])
     head = [line for line in (" ".join(line.split()) for line in page_lines[start:start + HEAD_LINES])
             if line and len(line) <= BYLINE_MAX_CHARS]
     if not found.authors:
@@ -380,6 +385,20 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 names = split_authors(head[i + 1])
             if names:
                 put("authors", names[:MAX_AUTHORS], "byline")
+                break
+    bylines_below = any(EN_BY_RE.match(line) and not AUTHOR_BOX_RE.match(line)
+                        for line in page_lines[start + HEAD_LINES:])
+    if not found.authors and headline and not bylines_below:
+        # An author box after an article: "Written by John Crenshaw", or "Written by" and the name on the next line;
+        # not on a page with a "By ..." line below its head, which the extracted text may hold (a review's "By
+        # JOSHUA TANZER" before the play's credits, "Written by: William Bennett.").
+        for i, line in enumerate(page_lines[start:], start):
+            written = AUTHOR_BOX_RE.match(" ".join(line.split()))
+            if written:
+                name = written.group(1) or (page_lines[i + 1] if i + 1 < len(page_lines) else "")
+                put("authors", split_authors(name)[:MAX_AUTHORS] if len(name) <= AUTHOR_BOX_MAX_CHARS else [],
+                    "byline")
+            if found.authors:
                 break
     in_url = url_date(url)  # read here (5.) and given when nothing before it gave a date (6.)
     if not found.date_published or not found.date_modified:

@@ -209,6 +209,29 @@ def test_a_signature_line_after_the_headline_names_the_author(lines: list[str], 
     assert _read(page, [*lines[:-cut], unsigned]).authors == []
 
 
+def test_the_headline_is_the_h1_that_is_the_title() -> None:
+    # Houstonia: the logo is the first <h1>; the byline is read from the lines after the headline's <h1>.
+    body = [f"Menu item {i}" for i in range(50)]
+    page = parse_html("<html><head><title>Hottest New Restaurants</title></head><body><h1>Houstonia Magazine</h1>"
+                      "<h1>Hottest New Restaurants</h1><p>x</p></body></html>")
+    lines = ["Houstonia Magazine", *body, "Hottest New Restaurants", "By", "Sofia Gonzalez", "December 2, 2025"]
+    assert _read(page, lines).authors == ["Sofia Gonzalez"]
+
+
+@pytest.mark.parametrize(("after", "authors"), [
+    (["Written by John Crenshaw", "More from John Crenshaw"], ["John Crenshaw"]),
+    (["Written by", "Jack Shepherd", "Hi! I'm Jack, co-founder of the agency."], ["Jack Shepherd"]),
+    # A review's byline below the head: "Written by:" is the play's credit, and the text's byline is read instead.
+    (["By JOSHUA TANZER", "Over the top and under the top.", "Written by: William Bennett."], []),
+])
+def test_an_author_box_after_the_article(after: list[str], authors: list[str]) -> None:
+    page = parse_html("<html><head><title>Why Cheap SEO Fails</title></head><body><h1>Why Cheap SEO Fails</h1>"
+                      "<p>x</p></body></html>")
+    lines = ["Why Cheap SEO Fails", *(f"Paragraph {i} of the article." for i in range(60)), *after]
+    assert _read(page, lines).authors == authors
+    assert _read(page, lines, headline=False).authors == []  # a page that is no article has no author box
+
+
 def test_a_name_alone_after_an_articles_headline_is_its_author() -> None:
     # chinese-wced-dev's Beijing Spring essays: the headline, the author's name alone, the subtitle.
     lines = ["犬儒病(上)", "胡平", "——当代中国的精神危机 (上)", "人心不会熄灭，但它可能蒙上灰烬而不再燃烧。"]

@@ -107,7 +107,8 @@ class _Scan:
 
     itemprops: dict[str, list[html.HtmlElement]] = field(default_factory=dict)
     created: list[html.HtmlElement] = field(default_factory=list)  # datePublished and dateCreated, in page order
-    bylines: list[str] = field(default_factory=list)  # short texts of elements named byline/author/...
+    bylines: list[html.HtmlElement] = field(default_factory=list)  # elements named byline/author/... with short text
+    byline_texts: list[str] = field(default_factory=list)  # their short texts
     datelines: list[str] = field(default_factory=list)  # short texts of elements named date/time/meta/...
 
 
@@ -140,7 +141,8 @@ def _scan(root: html.HtmlElement) -> _Scan:
             text = _short_text(element)
             if text:
                 if byline:
-                    found.bylines.append(text)
+                    found.bylines.append(element)
+                    found.byline_texts.append(text)
                 if dateline:
                     found.datelines.append(text)
     return found
@@ -359,9 +361,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     head = [line for line in (" ".join(line.split()) for line in page_lines[start:start + HEAD_LINES])
             if line and len(line) <= BYLINE_MAX_CHARS]
     if not found.authors:
-        for content in scan.bylines:
-            names = zh_authors(content) or [name for name in split_authors(EN_BY_RE.sub(r"\1", content))
-                                             if name[:1].isupper()]  # Latin names are capitalised
+        for element, content in zip(scan.bylines, scan.byline_texts, strict=True):
+            names = zh_authors(content) or _byline_names(content, element)
             if names:
                 put("authors", names[:MAX_AUTHORS], "byline")
                 break
@@ -440,6 +441,24 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if found.authors:
         found.authors = without_outlet(unique(found.authors), found.site_name, url)[:MAX_AUTHORS]
     return found
+
+
+def _byline_names(content: str, element: html.HtmlElement) -> list[str]:
+    """Return the names of a byline element's text ``content`` (Latin names are capitalised); when the first name
+    runs on past the element's first visible line that is no label, into a role or a count on the next ("Written
+    By" / "Stephen Jesudunsin" / "AI Writer, Embarque"; "Matt Check" / "Head Winemaker, Co-Founder"), that line's
+    names."""
+    names = _capitalised(split_authors(EN_BY_RE.sub(r"\1", content)))
+    if names:
+        first = next((line for line in visible_text(element).split("\n") if not WRITTEN_BY_RE.fullmatch(line)), "")
+        on_line = _capitalised(split_authors(EN_BY_RE.sub(r"\1", first)))
+        if on_line and names[0].startswith(f"{on_line[0]} "):
+            return on_line
+    return names
+
+
+def _capitalised(names: list[str]) -> list[str]:
+    return [name for name in names if name[:1].isupper()]
 
 
 def _text_before(element: html.HtmlElement, chars: int = 40) -> str:

@@ -169,6 +169,19 @@ def test_a_bylines_parts_are_read_apart() -> None:
     assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Amy Roeder"]
 
 
+@pytest.mark.parametrize(("byline", "authors"), [
+    # The name's line and the role's: the name does not run on into the role ("Stephen Jesudunsin AI")
+    ("<span>Written By</span><div>Stephen Jesudunsin</div><div>AI Writer, Embarque</div>", ["Stephen Jesudunsin"]),
+    ("<p>Matt Check</p><p>Head Winemaker, Co-Founder</p>", ["Matt Check"]),
+    ("<p>Written By: Celeste Longacre</p><p>Gardener &amp; Astrologer</p>", ["Celeste Longacre"]),
+    # Names on one line stay whole
+    ("<span>By</span> <a>Jane Doe</a> and <a>John Roe</a>", ["Jane Doe", "John Roe"]),
+])
+def test_a_byline_elements_first_name_line(byline: str, authors: list[str]) -> None:
+    page = parse_html(f"<html><body><h1>Headline</h1><div class='author-box'>{byline}</div><p>Text.</p></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == authors
+
+
 def test_chinese_byline_and_dateline() -> None:
     page = ("<html><body><h1>市议会批准预算</h1><div class='info'>发布时间：2024年3月5日 10:21　来源：江城日报　"
             "记者：张明</div><p>" + "市议会周二批准了新的预算，学校和道路将获得更多资金。" * 4 + "</p>"

@@ -298,7 +298,10 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     put("canonical_url", canonical_link(root, url) or absolute_url(first_tag(tags, "og:url"), url), "meta")
     titles.append((first_tag(tags, "og:title", "twitter:title", "dc.title", "title"), "meta"))
     meta_authors = [value for key in ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author",
-                                      "byl", "dcterms.creator", "citation_author") for value in tags.get(key, ())]
+                                      "byl", "dcterms.creator") for value in tags.get(key, ())]
+    # Highwire Press's citation_author holds one author a tag, often as "Last, First" (arXiv: "Roy, Aniruddha").
+    meta_authors += [" ".join(reversed(value.split(",", 1))) if value.count(",") == 1 else value
+                     for value in tags.get("citation_author", ())]
     put("authors", [name for value in meta_authors if not value.startswith(("http://", "https://"))
                     for name in split_authors(value, declared=True)][:MAX_AUTHORS], "meta")
     # Link previews' label and value pairs (Yoast SEO): twitter:label1 "Written by", twitter:data1 the name.

@@ -108,6 +108,12 @@ def test_english_byline_in_the_text_and_meta_author_values() -> None:
     assert split_authors("Updated March 11, 2026") == []
 
 
+def test_citation_authors_are_one_a_tag_last_name_first() -> None:
+    page = parse_html("<html><head><meta name='citation_author' content='Roy, Aniruddha'>"
+                      "<meta name='citation_author' content='Jyoti Patel'></head><body><h1>T</h1></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Aniruddha Roy", "Jyoti Patel"]
+
+
 def test_microdata_authors_of_the_first_item_only() -> None:
     # A forum thread: the replies are items of their own; the thread's author is the first post's.
     replies = "".join(f"<div itemprop='comment' itemscope itemtype='https://schema.org/Comment'>"

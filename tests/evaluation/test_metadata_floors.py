@@ -1,8 +1,8 @@
 """Metadata floors on real pages with gold (``bench.metadata_eval``'s sets and scoring, the default flow).
 
-Each floor is the figure of ``bench/results/metadata.md`` (2026-11-27; Chinese authors 2026-11-28) rounded
-down to 0.01: raise one when a change improves it, never lower one to make the test pass. WCXB's held-out
-fold is the title chooser's unseen pages; the date and byline rules are not trained."""
+Each floor is the figure of ``bench/results/metadata.md`` (2026-11-27; Chinese authors 2026-11-28, WCXB authors
+2026-11-29) rounded down to 0.01: raise one when a change improves it, never lower one to make the test pass.
+WCXB's held-out fold is the title chooser's unseen pages; the date and byline rules are not trained."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from bench.metadata_eval import Scores, gold_pages, ours, score
 from evaluation.datasets.base import datasets_dir
 
 FLOORS = {
-    "wcxb-dev-held-out": {"date": 0.86, "author": 0.80, "title": 0.84, "lang": 0.99},
+    "wcxb-dev-held-out": {"date": 0.86, "author": 0.84, "title": 0.84, "lang": 0.99},
     "chinese-wced-dev": {"date": 0.84, "author": 0.75, "lang": 1.00},
 }
 

@@ -390,9 +390,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             if names:
                 put("authors", names[:MAX_AUTHORS], "byline")
                 break
-    bylines_below = any(EN_BY_RE.match(line) and not AUTHOR_BOX_RE.match(line)
-                        for line in page_lines[start + HEAD_LINES:])
-    if not found.authors and headline and not bylines_below:
+    if not found.authors and headline and not any(EN_BY_RE.match(line) and not AUTHOR_BOX_RE.match(line)
+                                                  for line in page_lines[start + HEAD_LINES:]):
         # An author box after an article: "Written by John Crenshaw", or "Written by" and the name on the next line;
         # not on a page with a "By ..." line below its head, which the extracted text may hold (a review's "By
         # JOSHUA TANZER" before the play's credits, "Written by: William Bennett.").

@@ -23,8 +23,8 @@ AUTHOR_BOX_MAX_CHARS = 60
 # Yoast SEO's "Written by".
 # The English labels both read: on a line of their own, and before the names of a byline (``_AUTHOR_NOISE_RE``).
 _BY_LABELS = r"by|written\s+by|authors?"
-# "Written by" in other languages, read in both places too.
-_WRITTEN_BY_TRANSLATED = r"(?:verfasst|geschrieben)\s+von|écrit\s+par|escrito\s+por|scritto\s+da"
+# "Written by" in other languages, read in both places too (Blogger's German "Posted by" is "Eingestellt von").
+_WRITTEN_BY_TRANSLATED = r"(?:verfasst|geschrieben|eingestellt)\s+von|écrit\s+par|escrito\s+por|scritto\s+da"
 WRITTEN_BY_RE = re.compile(rf"\W*(?:{_BY_LABELS}|{_WRITTEN_BY_TRANSLATED}|geschreven\s+door|napisane\s+przez|"
                            r"skriven\s+av|作者)\W*", re.I)
 _ZH_NAME = r"[\u4e00-\u9fff·]{2,4}"

@@ -357,10 +357,15 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
 
     # 5. bylines and datelines
     page_lines = list(lines)
-    # The headline is the <h1> that is the page's title, else the first <h1> (a logo's <h1> comes first on some sites).
-    title = normal(found.title or "")
-    headlines = sorted((h1 for h1 in h1s if h1), key=lambda h1: normal(h1) != title)
+    # The head lines start at the first <h1>; at the <h1> that is the page's title when the first one's head lines do
+    # not reach it (a logo's <h1> at the top of the page); a section's <h1> right above the headline keeps the
+    # dateline between the two ("Entertainment - Wire" / "Posted on Fri, Jan. 18, 2008" / the headline).
+    headlines = [h1 for h1 in h1s if h1]
     start = _headline_index(page_lines, headlines or [found.title or ""])
+    title = normal(found.title or "")
+    titled = next((h1 for h1 in headlines[1:] if normal(h1) == title), None) if title else None
+    if titled is not None and (titled_start := _headline_index(page_lines, [titled])) >= start + HEAD_LINES:
+        start = titled_start
     head = [line for line in (" ".join(line.split()) for line in page_lines[start:start + HEAD_LINES])
             if line and len(line) <= BYLINE_MAX_CHARS]
     if not found.authors:
@@ -449,12 +454,14 @@ def _byline_names(content: str, element: html.HtmlElement) -> list[str]:
     """Return the names of a byline element's text ``content`` (Latin names are capitalised); when the first name
     runs on past the element's first visible line that is no label, into a role or a count on the next ("Written
     By" / "Stephen Jesudunsin" / "AI Writer, Embarque"; "Matt Check" / "Head Winemaker, Co-Founder"), that line's
-    names."""
+    names; not when the line is one word and the rest one capitalised word, a name's parts on lines of their own
+    ("Ralf" / "Balke")."""
     names = _capitalised(split_authors(EN_BY_RE.sub(r"\1", content)))
     if names:
         first = next((line for line in visible_text(element).split("\n") if not WRITTEN_BY_RE.fullmatch(line)), "")
         on_line = _capitalised(split_authors(EN_BY_RE.sub(r"\1", first)))
-        if on_line and names[0].startswith(f"{on_line[0]} "):
+        rest = names[0][len(on_line[0]) + 1:] if on_line and names[0].startswith(f"{on_line[0]} ") else ""
+        if rest and not (" " not in on_line[0] + rest and rest[:1].isupper() and rest.isalpha() and rest != on_line[0]):
             return on_line
     return names
 

@@ -180,8 +180,9 @@ def test_a_bylines_parts_are_read_apart() -> None:
     ("<span>Written By</span><div>Stephen Jesudunsin</div><div>AI Writer, Embarque</div>", ["Stephen Jesudunsin"]),
     ("<p>Matt Check</p><p>Head Winemaker, Co-Founder</p>", ["Matt Check"]),
     ("<p>Written By: Celeste Longacre</p><p>Gardener &amp; Astrologer</p>", ["Celeste Longacre"]),
-    # Names on one line stay whole
+    # Names on one line stay whole, and a name's parts on lines of their own too
     ("<span>By</span> <a>Jane Doe</a> and <a>John Roe</a>", ["Jane Doe", "John Roe"]),
+    ("<div>Ralf</div><div>Balke</div>", ["Ralf Balke"]),
 ])
 def test_a_byline_elements_first_name_line(byline: str, authors: list[str]) -> None:
     page = parse_html(f"<html><body><h1>Headline</h1><div class='author-box'>{byline}</div><p>Text.</p></body></html>")
@@ -228,13 +229,19 @@ def test_a_signature_line_after_the_headline_names_the_author(lines: list[str], 
     assert _read(page, [*lines[:-cut], unsigned]).authors == []
 
 
-def test_the_headline_is_the_h1_that_is_the_title() -> None:
-    # Houstonia: the logo is the first <h1>; the byline is read from the lines after the headline's <h1>.
+def test_the_head_lines_reach_the_h1_that_is_the_title() -> None:
+    # Houstonia: the logo is the first <h1>, 50 lines above the headline's; the byline is read after the headline.
     body = [f"Menu item {i}" for i in range(50)]
     page = parse_html("<html><head><title>Hottest New Restaurants</title></head><body><h1>Houstonia Magazine</h1>"
                       "<h1>Hottest New Restaurants</h1><p>x</p></body></html>")
     lines = ["Houstonia Magazine", *body, "Hottest New Restaurants", "By", "Sofia Gonzalez", "December 2, 2025"]
     assert _read(page, lines).authors == ["Sofia Gonzalez"]
+    # A section's <h1> right above the headline: the dateline between the two is still read.
+    page = parse_html("<html><head><title>Amy cries</title></head><body><h1>Entertainment - Wire</h1>"
+                      "<h1>Amy cries</h1><p>x</p></body></html>")
+    lines = ["Entertainment - Wire", "Posted on Fri, Jan. 18, 2008", "Amy cries", "The Associated Press",
+             "LONDON -- Amy Winehouse's husband appeared in court Friday."]
+    assert _read(page, lines).date_published == "2008-01-18"
 
 
 @pytest.mark.parametrize(("after", "authors"), [

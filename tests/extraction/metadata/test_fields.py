@@ -239,7 +239,8 @@ def test_the_head_lines_reach_the_h1_that_is_the_title() -> None:
     # A section's <h1> right above the headline: the dateline between the two is still read.
     page = parse_html("<html><head><title>Amy cries</title></head><body><h1>Entertainment - Wire</h1>"
                       "<h1>Amy cries</h1><p>x</p></body></html>")
-    lines = ["Entertainment - Wire", "Posted on Fri, Jan. 18, 2008", "Amy cries", "The Associated Press",
+    lines = ["Entertainment - Wire", "Posted on Fri, Jan. 18, 2008", "print email", "Digg it", "Amy cries",
+             "The Associated Press",
              "LONDON -- Amy Winehouse's husband appeared in court Friday."]
     assert _read(page, lines).date_published == "2008-01-18"
 

@@ -154,7 +154,8 @@ def _name_kinds(cls: str, ident: str, rel: str) -> tuple[bool, bool]:
     repeat their class names)."""
     names = f"{cls} {ident}".lower()
     with_rel = f"{names} {rel.lower()}" if rel else names
-    return any(word in with_rel for word in _BYLINE_NAMES), any(word in names for word in _DATELINE_NAMES)
+    byline = any(word in with_rel for word in _BYLINE_NAMES) and "comment" not in names  # "comment-author"
+    return byline, any(word in names for word in _DATELINE_NAMES)
 
 
 _FORM_TAGS = ("form", "label", "input", "textarea", "select", "button")

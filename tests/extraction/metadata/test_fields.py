@@ -168,6 +168,17 @@ def test_a_byline_element_holding_a_label_gives_way_to_the_next() -> None:
     assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Michael Veeser-Dombrowski"]
 
 
+def test_a_comments_author_is_no_byline() -> None:
+    # WordPress's comment list and its "Recent Comments" widget: "comment-author" elements name readers.
+    page = parse_html("<html><body><h1>Headline</h1><p>Text.</p><ul id='recentcomments'><li>"
+                      "<span class='comment-author-link'>Peter Ulmer</span> bei <a>Tesla</a></li></ul>"
+                      "<div class='comment-author vcard'><a>Trevor Shelley</a> says:</div></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == []
+    page = parse_html("<html><body><h1>Headline</h1><div class='entry-author'>Jane Doe</div><p>Text.</p>"
+                      "<cite class='comment-author'>NFreak007</cite></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Jane Doe"]
+
+
 def test_a_bylines_parts_are_read_apart() -> None:
     # <span>s side by side are separate words: "Reyan Perumal" and "Published", not "Reyan PerumalPublished".
     page = parse_html("<html><body><h1>Headline</h1><div class='byline'><span>By</span><a>Amy Roeder</a>"

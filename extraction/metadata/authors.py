@@ -165,8 +165,8 @@ _COLLECTIVE_RE = re.compile(rf"(?:(?:the|our)\s+)?((?:[^\W\d_][\w.&'’-]*\s+){{
 def _collective(part: str) -> bool:
     """Return whether a byline's first part is a collective byline (``_COLLECTIVE_RE``): its own words capitalised,
     none a word of a sentence."""
-    match = _COLLECTIVE_RE.fullmatch(part)
-    if not match or len(part) > 60:
+    match = _COLLECTIVE_RE.fullmatch(part) if len(part) <= 60 else None
+    if not match:
         return False
     words = (match.group(1) or match.group(2)).split()
     return words[0][:1].isupper() and not any(word.lower() in _SENTENCE_WORDS for word in words)

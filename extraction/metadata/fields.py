@@ -107,8 +107,8 @@ class _Scan:
 
     itemprops: dict[str, list[html.HtmlElement]] = field(default_factory=dict)
     created: list[html.HtmlElement] = field(default_factory=list)  # datePublished and dateCreated, in page order
-    bylines: list[html.HtmlElement] = field(default_factory=list)  # elements named byline/author/... with short text
-    byline_texts: list[str] = field(default_factory=list)  # their short texts
+    # elements named byline/author/... with their short texts
+    bylines: list[tuple[html.HtmlElement, str]] = field(default_factory=list)
     datelines: list[str] = field(default_factory=list)  # short texts of elements named date/time/meta/...
 
 
@@ -141,8 +141,7 @@ def _scan(root: html.HtmlElement) -> _Scan:
             text = _short_text(element)
             if text:
                 if byline:
-                    found.bylines.append(element)
-                    found.byline_texts.append(text)
+                    found.bylines.append((element, text))
                 if dateline:
                     found.datelines.append(text)
     return found
@@ -370,7 +369,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     head = [line for line in (" ".join(line.split()) for line in page_lines[start:start + HEAD_LINES])
             if line and len(line) <= BYLINE_MAX_CHARS]
     if not found.authors:
-        for element, content in zip(scan.bylines, scan.byline_texts, strict=True):
+        for element, content in scan.bylines:
             names = zh_authors(content) or _byline_names(content, element)
             if names:
                 put("authors", names[:MAX_AUTHORS], "byline")
@@ -396,19 +395,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
             if names:
                 put("authors", names[:MAX_AUTHORS], "byline")
                 break
-    if not found.authors and headline and not any(EN_BY_RE.match(line) and not AUTHOR_BOX_RE.match(line)
-                                                  for line in page_lines[start + HEAD_LINES:]):
-        # An author box after an article: "Written by John Crenshaw", or "Written by" and the name on the next line;
-        # not on a page with a "By ..." line below its head, which the extracted text may hold (a review's "By
-        # JOSHUA TANZER" before the play's credits, "Written by: William Bennett.").
-        for i, line in enumerate(page_lines[start:], start):
-            written = AUTHOR_BOX_RE.match(" ".join(line.split()))
-            if written:
-                name = written.group(1) or (page_lines[i + 1] if i + 1 < len(page_lines) else "")
-                put("authors", split_authors(name)[:MAX_AUTHORS] if len(name) <= AUTHOR_BOX_MAX_CHARS else [],
-                    "byline")
-            if found.authors:
-                break
+    if not found.authors and headline:
+        put("authors", _author_box(page_lines, start), "byline")
     in_url = url_date(url)  # read here (5.) and given when nothing before it gave a date (6.)
     if not found.date_published or not found.date_modified:
         # Labelled head lines ("发布时间", "Posted", "来源") first: a date inside a sentence may be any date. A
@@ -449,6 +437,24 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     if found.authors:
         found.authors = without_outlet(unique(found.authors), found.site_name, url)[:MAX_AUTHORS]
     return found
+
+
+def _author_box(lines: list[str], start: int) -> list[str]:
+    """Return the names of an article's author box, the first line from the headline's (``start``) on that reads
+    "Written by John Crenshaw", or "Written by" with the name on the next line; none on a page with a "By ..."
+    line below its head lines, which the extracted text may hold (a review's "By JOSHUA TANZER" before the
+    play's credits, "Written by: William Bennett.")."""
+    names: list[str] = []
+    for i in range(start, len(lines)):
+        line = " ".join(lines[i].split())
+        written = AUTHOR_BOX_RE.match(line)
+        if written:
+            if not names:
+                name = written.group(1) or (lines[i + 1] if i + 1 < len(lines) else "")
+                names = split_authors(name)[:MAX_AUTHORS] if len(name) <= AUTHOR_BOX_MAX_CHARS else []
+        elif i >= start + HEAD_LINES and EN_BY_RE.match(line):
+            return []
+    return names
 
 
 def _byline_names(content: str, element: html.HtmlElement) -> list[str]:

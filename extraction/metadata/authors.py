@@ -275,10 +275,28 @@ def without_outlet(names: list[str], site_name: str | None, url: str | None) -> 
     Steves"), and the golds keep it."""
     if len(names) < 2:
         return names
+    outlets = _outlets(site_name, url) | _WIRES
+    return [names[0], *(name for name in names[1:] if _letters(name) not in outlets)]
+
+
+def outlet_address(names: list[str], site_name: str | None, url: str | None) -> list[str]:
+    """Return the names of one declared author value less the outlet's address: a value that names the site first
+    ("SPIEGEL ONLINE, Hamburg, Germany", "Süddeutsche.de GmbH, Munich, Germany") is the outlet, and its other parts
+    are where it sits, not authors."""
+    if len(names) < 2:
+        return names
+    return names[:1] if _letters(_COMPANY_RE.sub("", names[0])) in _outlets(site_name, url) else names
+
+
+def _outlets(site_name: str | None, url: str | None) -> set[str]:
+    """The outlet's names as ``_letters`` writes them: the site's name, its host, the host without its suffix."""
     host = (urlsplit(url).hostname or "") if url else ""
     host = host.removeprefix("www.")
-    outlets = {_letters(site_name or ""), _letters(host), _letters(host.rpartition(".")[0]), *_WIRES} - {""}
-    return [names[0], *(name for name in names[1:] if _letters(name) not in outlets)]
+    return {_letters(site_name or ""), _letters(host), _letters(host.rpartition(".")[0])} - {""}
+
+
+# A company's legal form after its name ("Süddeutsche.de GmbH", "Example Media Inc."): the outlet all the same.
+_COMPANY_RE = re.compile(r"[\s,]+(?:GmbH|AG|SE|KG|Inc|Ltd|LLC|Corp|plc|S\.?A|B\.?V|N\.?V)\.?$", re.IGNORECASE)
 
 
 def _letters(text: str) -> str:

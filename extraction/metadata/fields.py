@@ -26,6 +26,7 @@ from extraction.metadata.authors import (
     MAX_AUTHORS,
     WRITTEN_BY_RE,
     ZH_CLOSING_RE,
+    outlet_address,
     split_authors,
     without_outlet,
     zh_authors,
@@ -302,8 +303,9 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     # Highwire Press's citation_author holds one author a tag, often as "Last, First" (arXiv: "Roy, Aniruddha").
     meta_authors += [" ".join(reversed(value.split(",", 1))) if value.count(",") == 1 else value
                      for value in tags.get("citation_author", ())]
+    site = found.site_name
     put("authors", [name for value in meta_authors if not value.startswith(("http://", "https://"))
-                    for name in split_authors(value, declared=True)][:MAX_AUTHORS], "meta")
+                    for name in outlet_address(split_authors(value, declared=True), site, url)][:MAX_AUTHORS], "meta")
     # Link previews' label and value pairs (Yoast SEO): twitter:label1 "Written by", twitter:data1 the name.
     for number in range(1, PREVIEW_LABELS + 1):
         label = first_tag(tags, f"twitter:label{number}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from extraction.metadata.authors import split_authors, text_authors, without_outlet
+from extraction.metadata.authors import outlet_address, split_authors, text_authors, without_outlet
 
 
 def test_chinese_bylines_in_prose_places_and_closing_signatures() -> None:
@@ -157,3 +157,18 @@ def test_the_outlet_after_a_name_is_no_author() -> None:
     # Named alone, or first, the outlet is who the page says wrote it (a company's blog, a personal site).
     assert without_outlet(["Swoogo"], "Swoogo", "https://swoogo.events/blog/a") == ["Swoogo"]
     assert without_outlet(["Rick Steves", "Cameron Hewitt"], "Rick Steves", None) == ["Rick Steves", "Cameron Hewitt"]
+
+
+def test_a_declared_outlet_keeps_its_name_not_its_address() -> None:
+    # Meta author values of German papers: the outlet, then where it sits (replayed spiegel.de and sueddeutsche.de).
+    spiegel = split_authors("SPIEGEL ONLINE, Hamburg, Germany", declared=True)
+    assert outlet_address(spiegel, "SPIEGEL ONLINE", "http://www.spiegel.de/spiegel/print/d-161500790.html") \
+        == ["SPIEGEL ONLINE"]
+    sz = split_authors("Süddeutsche.de GmbH, Munich, Germany", declared=True)
+    assert outlet_address(sz, "Süddeutsche.de", None) == ["Süddeutsche.de GmbH"]  # the legal form after the name
+    media = "https://examplemedia.com/a"
+    assert outlet_address(["Example Media Inc.", "Chicago"], None, media) == ["Example Media Inc."]
+    # People first, or an outlet that is not the site's: every name stays.
+    assert outlet_address(["Jane Doe", "Hamburg"], "SPIEGEL ONLINE", None) == ["Jane Doe", "Hamburg"]
+    assert outlet_address(["Reuters", "Jane Doe"], "SPIEGEL ONLINE", "http://www.spiegel.de/a") \
+        == ["Reuters", "Jane Doe"]

@@ -96,22 +96,40 @@ def nested_blocks(blocks: Sequence[Block], kept: Sequence[bool]) -> list[int]:
     links and at least ``NESTED_MIN_CHARS`` characters outside them. The stacked model reads such a
     block with its neighbours as a list among paragraphs and can drop it (an ``<ol>`` of questions in a
     German essay, a table of figures in a report). A list (``<ul>``, ``<ol>``) may also close the kept
-    block, with paragraphs before it only: a recipe's ingredients, key points, references."""
+    block, with paragraphs before it only: a recipe's ingredients, key points, references. A table's cells
+    are blocks of a few characters each ("Vermont", "80.8"): those that no rule keeps alone are read as
+    their table, one block of their text together."""
     kept_elements = {block.element: block for block, keep in zip(blocks, kept, strict=True) if keep}
     found = []
+    tables: dict[html.HtmlElement, list[Block]] = {}
     for block, keep in zip(blocks, kept, strict=True):
-        if (keep or not block.paragraphs or block.link_chars > SIBLING_MAX_LINK_DENSITY * block.chars
-                or block.text_chars < NESTED_MIN_CHARS):
+        if keep or not block.paragraphs:
             continue
-        outer = next((kept_elements[node] for node in block.element.iterancestors() if node in kept_elements),
-                     None)
-        # A block's paragraphs are in document order: its first line and its last are its ends.
-        if (outer is not None and outer.paragraphs
-                and outer.paragraphs[0].line_end < block.paragraphs[0].line_start
-                and (outer.paragraphs[-1].line_start > block.paragraphs[-1].line_end
-                     or block.element.tag in ("ul", "ol"))):
+        if _nested(kept_elements, block.element, [block]):
             found.append(block.index)
-    return found
+        elif block.element.tag in ("td", "th"):
+            table = next(block.element.iterancestors("table"), None)
+            if table is not None:
+                tables.setdefault(table, []).append(block)
+    for table, cells in tables.items():
+        if _nested(kept_elements, table, cells):
+            found.extend(cell.index for cell in cells)
+    return sorted(found)
+
+
+def _nested(kept_elements: dict[html.HtmlElement, Block], element: html.HtmlElement, parts: Sequence[Block]) -> bool:
+    """Whether ``parts`` (one block, or a table's cells in document order) under ``element`` are kept as lying
+    inside a kept block (``nested_blocks``)."""
+    chars = sum(part.chars for part in parts)
+    if sum(part.link_chars for part in parts) > SIBLING_MAX_LINK_DENSITY * chars \
+            or sum(part.text_chars for part in parts) < NESTED_MIN_CHARS:
+        return False
+    outer = next((kept_elements[node] for node in element.iterancestors() if node in kept_elements), None)
+    # A block's paragraphs are in document order: its first line and its last are its ends.
+    return (outer is not None and bool(outer.paragraphs)
+            and outer.paragraphs[0].line_end < parts[0].paragraphs[0].line_start
+            and (outer.paragraphs[-1].line_start > parts[-1].paragraphs[-1].line_end
+                 or element.tag in ("ul", "ol")))
 
 
 REGION_SURE = 0.8  # a block this probable is the page's content: the main region holds every such block

@@ -252,6 +252,29 @@ def test_a_dropped_block_between_the_paragraphs_of_a_kept_one_is_kept() -> None:
     assert rules.nested_blocks(short_blocks, [b.index == short_body for b in short_blocks]) == []
 
 
+def test_a_table_inside_a_kept_block_is_read_as_one_block() -> None:
+    # A ranking in an article's body (wcxb-dev 0157): each cell is a block of a few characters, under
+    # NESTED_MIN_CHARS alone; the table's cells together are kept.
+    rows = "".join(f"<tr><td>{rank}</td><td>{state}</td><td>{score}</td></tr>" for rank, state, score in
+                   ((1, "North Dakota", "82.0"), (2, "Vermont", "80.8"), (3, "Nebraska", "78.0"), (4, "Iowa", "69.3")))
+    page = ("<html><body><div id='menu'><a href='/'>Home</a></div><div class='body'><p>The report ranks the states."
+            f"</p><figure><table><tbody><tr><th>Rank</th><th>State</th><th>Score</th></tr>{rows}</tbody></table>"
+            "</figure><p>North Dakota leads for the second year.</p></div></body></html>")
+    blocks = page_blocks(parse_html(page))
+    body = next(b.index for b in blocks if b.element.get("class") == "body")
+    kept = [b.index == body for b in blocks]
+    cells = [b.index for b in blocks if b.element.tag in ("td", "th")]
+    assert len(cells) == 15 and all(blocks[i].text_chars < rules.NESTED_MIN_CHARS for i in cells)
+    assert rules.nested_blocks(blocks, kept) == cells
+    # A table of links (related stories) is links, and a table after the body's last paragraph closes nothing.
+    linked = page.replace("<td>", "<td><a href='/s'>").replace("</td>", "</a></td>")
+    linked_blocks = page_blocks(parse_html(linked))
+    assert rules.nested_blocks(linked_blocks, [b.index == body for b in linked_blocks]) == []
+    after = page.replace("<p>North Dakota leads for the second year.</p>", "")
+    after_blocks = page_blocks(parse_html(after))
+    assert rules.nested_blocks(after_blocks, [b.index == body for b in after_blocks]) == []
+
+
 def test_unsure_blocks_outside_the_main_region_are_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
     # A blog post (headline and body in one container) beside a blogroll and a box of recent posts, on a
     # page typed list: the stacked model keeps the sidebars at a low threshold (Dragnet R263, Typepad).

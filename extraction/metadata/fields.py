@@ -465,14 +465,24 @@ def _byline_names(content: str, element: html.HtmlElement) -> list[str]:
     By" / "Stephen Jesudunsin" / "AI Writer, Embarque"; "Matt Check" / "Head Winemaker, Co-Founder"), that line's
     names; not when the line is one word and the rest one capitalised word, a name's parts on lines of their own
     ("Ralf" / "Balke")."""
+    lines = visible_text(element).split("\n")
+    if len(lines) > 1 and _avatar_initials(lines[0], lines[1]) and content.startswith(lines[0]):
+        # An avatar's initials before the name they stand for ("NB" / "Nicole Burke"): the name is read.
+        content, lines = content[len(lines[0]):].lstrip(), lines[1:]
     names = _capitalised(split_authors(EN_BY_RE.sub(r"\1", content)))
     if names:
-        first = next((line for line in visible_text(element).split("\n") if not WRITTEN_BY_RE.fullmatch(line)), "")
+        first = next((line for line in lines if not WRITTEN_BY_RE.fullmatch(line)), "")
         on_line = _capitalised(split_authors(EN_BY_RE.sub(r"\1", first)))
         rest = names[0][len(on_line[0]) + 1:] if on_line and names[0].startswith(f"{on_line[0]} ") else ""
         if rest and not (" " not in on_line[0] + rest and rest[:1].isupper() and rest.isalpha() and rest != on_line[0]):
             return on_line
     return names
+
+
+def _avatar_initials(line: str, after: str) -> bool:
+    """Whether ``line`` is two or three capitals that are the initials of the words that begin ``after``."""
+    return 2 <= len(line) <= 3 and line.isalpha() and line.isupper() \
+        and "".join(word[:1] for word in after.split()[:len(line)]) == line
 
 
 def _capitalised(names: list[str]) -> list[str]:

@@ -194,6 +194,10 @@ def test_a_bylines_parts_are_read_apart() -> None:
     # Names on one line stay whole, and a name's parts on lines of their own too
     ("<span>By</span> <a>Jane Doe</a> and <a>John Roe</a>", ["Jane Doe", "John Roe"]),
     ("<div>Ralf</div><div>Balke</div>", ["Ralf Balke"]),
+    # An avatar's initials before the name they stand for (wcxb-dev 0145's author card), not another's
+    ("<span class='avatar'>NB</span><div>Nicole Burke</div><p>As founder of Rooted Garden, I consult.</p>",
+     ["Nicole Burke"]),
+    ("<span>AP</span><div>Jane Doe</div>", ["AP"]),
 ])
 def test_a_byline_elements_first_name_line(byline: str, authors: list[str]) -> None:
     page = parse_html(f"<html><body><h1>Headline</h1><div class='author-box'>{byline}</div><p>Text.</p></body></html>")

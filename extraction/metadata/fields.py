@@ -465,17 +465,21 @@ def _byline_names(content: str, element: html.HtmlElement) -> list[str]:
     By" / "Stephen Jesudunsin" / "AI Writer, Embarque"; "Matt Check" / "Head Winemaker, Co-Founder"), that line's
     names; not when the line is one word and the rest one capitalised word, a name's parts on lines of their own
     ("Ralf" / "Balke")."""
+    names = _by_names(content)
+    if not names:
+        return names
     lines = visible_text(element).split("\n")
     if len(lines) > 1 and _avatar_initials(lines[0], lines[1]) and content.startswith(lines[0]):
         # An avatar's initials before the name they stand for ("NB" / "Nicole Burke"): the name is read.
         content, lines = content[len(lines[0]):].lstrip(), lines[1:]
-    names = _capitalised(split_authors(EN_BY_RE.sub(r"\1", content)))
-    if names:
-        first = next((line for line in lines if not WRITTEN_BY_RE.fullmatch(line)), "")
-        on_line = _capitalised(split_authors(EN_BY_RE.sub(r"\1", first)))
-        rest = names[0][len(on_line[0]) + 1:] if on_line and names[0].startswith(f"{on_line[0]} ") else ""
-        if rest and not (" " not in on_line[0] + rest and rest[:1].isupper() and rest.isalpha() and rest != on_line[0]):
-            return on_line
+        names = _by_names(content)
+        if not names:
+            return names
+    first = next((line for line in lines if not WRITTEN_BY_RE.fullmatch(line)), "")
+    on_line = _by_names(first)
+    rest = names[0][len(on_line[0]) + 1:] if on_line and names[0].startswith(f"{on_line[0]} ") else ""
+    if rest and not (" " not in on_line[0] + rest and rest[:1].isupper() and rest.isalpha() and rest != on_line[0]):
+        return on_line
     return names
 
 
@@ -485,8 +489,9 @@ def _avatar_initials(line: str, after: str) -> bool:
         and "".join(word[:1] for word in after.split()[:len(line)]) == line
 
 
-def _capitalised(names: list[str]) -> list[str]:
-    return [name for name in names if name[:1].isupper()]
+def _by_names(text: str) -> list[str]:
+    """Return the capitalised names of a byline's text, its "By" label read off (Latin names are capitalised)."""
+    return [name for name in split_authors(EN_BY_RE.sub(r"\1", text)) if name[:1].isupper()]
 
 
 def _text_before(element: html.HtmlElement, chars: int = 40) -> str:

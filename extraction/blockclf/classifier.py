@@ -61,7 +61,7 @@ from extraction.blockclf.rules import (
     sibling_blocks,
     teaser_bodies,
     trailing_headings,
-    trim_ends,
+    trim_ends_lazily,
     trim_link_tail,
 )
 from extraction.dom.blocks import Block, blocks_text, page_blocks
@@ -334,7 +334,7 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     one declared body is kept when the model kept none of it (``missed_body``); on every
     page the stacked model decides, the dropped block around the main block with more text than it is kept
     (``enclosing_block``); a page left with no block keeps its most probable one outside the threads
-    (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends``, unless
+    (``fallback``). Then the paragraph model trims each kept block's ends (``trim_ends_lazily``, unless
     ``trim`` is off) and, on pages the stacked model's input does not type list, a kept block's trailing
     link lines go (``trim_link_tail``).
     """
@@ -424,13 +424,12 @@ def classify(root: html.HtmlElement, models: BlockModels | None = None,
     link_tail = stacked and models.stack is not None and models.stack.page_type(page_probabilities, page_type) != "list"
     chosen = [block for block, keep in zip(blocks, kept, strict=True)
               if trim and keep and len(block.paragraphs) > 1]
-    if chosen:  # one model call for every paragraph of the page
-        features = np.concatenate([paragraph_features(block) for block in chosen])
-        probabilities_of = iter(np.split(models.paragraphs.content_probability(features),
-                                         np.cumsum([len(block.paragraphs) for block in chosen])[:-1]))
+    # The paragraph model's calls for every kept block at once, on the lines its ends need.
+    ends = iter(trim_ends_lazily([paragraph_features(block) for block in chosen],
+                                 models.paragraphs.content_probability, models.paragraphs.threshold))
     for block, keep in zip(blocks, kept, strict=True):
         if trim and keep and len(block.paragraphs) > 1:
-            flags = trim_ends(next(probabilities_of), models.paragraphs.threshold)
+            flags = next(ends)
             if link_tail:
                 trimmed = trim_link_tail(block.paragraphs, flags)
                 decision.link_tail += sum(flags) - sum(trimmed)

@@ -22,7 +22,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``named_sidebars``: kept blocks in a container named as a sidebar, not around the main block, are dropped;
 * ``enclosing_block``: the dropped block around the main block, with more text than it, is kept;
 * ``repeated_blocks``: a kept block whose text a kept block before it already has is dropped;
-* ``trim_ends``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
+* ``trim_ends_lazily``: the paragraph model's leading and trailing noise lines of a kept block go (paper 003);
 * ``trim_link_tail``: a kept block's trailing link lines go (not on list pages);
 * ``trailing_headings``: on article pages, headings (and short lines that end with a colon) at the end of the text,
   with nothing kept after them, go.
@@ -804,14 +804,52 @@ def _named_ancestor(element: html.HtmlElement, named: dict[html.HtmlElement, htm
     return result
 
 
-def trim_ends(probabilities: np.ndarray, threshold: float) -> list[bool]:
-    """Return which paragraphs stay: leading and trailing ones under ``threshold`` go, the middle stays."""
-    flags = [bool(p >= threshold) for p in probabilities]
-    if not any(flags):
-        return [True] * len(flags)  # the block was judged content: keep it whole rather than empty
-    first = flags.index(True)
-    last = len(flags) - 1 - flags[::-1].index(True)
-    return [first <= i <= last for i in range(len(flags))]
+def trim_ends_lazily(features: Sequence[np.ndarray], probability: Callable[[np.ndarray], np.ndarray],
+                     threshold: float) -> list[list[bool]]:
+    """Return which paragraphs of each block stay (``features``: one array of rows per block): leading and
+    trailing ones whose ``probability`` is under ``threshold`` go, the middle stays, and a block with none at or
+    over it stays whole (it was judged content: kept rather than emptied). Only the paragraphs this reads are
+    scored: from each end inward up to the first at or over the threshold. The paragraph SVM's
+    cost is its rows (thousands of support vectors each); most blocks keep their end lines, so a few rows a
+    block are scored instead of all. Rounds of one ``probability`` call for every open end of every block,
+    each taking twice the rows of the one before from an end still under the threshold."""
+    scored = [np.full(len(rows), np.nan) for rows in features]
+    front = [0] * len(features)  # per block: its first paragraph not known to be under the threshold
+    back = [len(rows) - 1 for rows in features]  # and its last
+    open_ends = [(b, end) for b in range(len(features)) for end in (0, 1)]
+    width = 1
+    while open_ends:
+        wanted: list[tuple[int, int]] = []
+        for b, end in open_ends:
+            span = range(front[b], min(front[b] + width, back[b] + 1)) if end == 0 else \
+                range(back[b], max(back[b] - width, front[b] - 1), -1)
+            wanted.extend((b, i) for i in span if np.isnan(scored[b][i]))
+        if wanted:
+            wanted = sorted(set(wanted))
+            values = probability(np.stack([features[b][i] for b, i in wanted]))
+            for (b, i), value in zip(wanted, values, strict=True):
+                scored[b][i] = value
+        still: list[tuple[int, int]] = []
+        for b, end in open_ends:
+            if end == 0:
+                while front[b] <= back[b] and not np.isnan(scored[b][front[b]]) and scored[b][front[b]] < threshold:
+                    front[b] += 1
+                if front[b] <= back[b] and np.isnan(scored[b][front[b]]):
+                    still.append((b, end))
+            else:
+                while back[b] >= front[b] and not np.isnan(scored[b][back[b]]) and scored[b][back[b]] < threshold:
+                    back[b] -= 1
+                if back[b] >= front[b] and np.isnan(scored[b][back[b]]):
+                    still.append((b, end))
+        open_ends = still
+        width *= 2
+    flags = []
+    for b, rows in enumerate(features):
+        if front[b] > back[b]:  # every paragraph under the threshold: the block was judged content, kept whole
+            flags.append([True] * len(rows))
+        else:
+            flags.append([front[b] <= i <= back[b] for i in range(len(rows))])
+    return flags
 
 
 LINK_TAIL_DENSITY = 0.8  # a kept block's last lines with this share of their characters in links are a link tail

@@ -18,7 +18,7 @@ from demo import build_sites
 from evaluation.metrics import shingle_counts
 from extraction.blockclf import classifier
 from extraction.blockclf.classifier import shared_models as shared_block_models
-from extraction.blockclf.rules import trim_ends
+from extraction.blockclf.rules import trim_ends_lazily
 from extraction.dom.html import parse_html
 from extraction.dom.text import visible_text
 from extraction.lists import list_page_entries
@@ -170,9 +170,39 @@ def test_declared_article_wins() -> None:
     assert page_type_rule(parse_html(f"<html>{og}<body><ul>{LINKS}</ul></body></html>")) == "article"
 
 
-def test_trim_ends_drops_noise_at_head_and_tail_only() -> None:
-    assert trim_ends(np.array([0.1, 0.9, 0.2, 0.8, 0.1]), 0.5) == [False, True, True, True, False]
-    assert trim_ends(np.array([0.2, 0.1]), 0.5) == [True, True]  # a content block is never emptied
+def _trim_ends(probabilities: list[float], threshold: float) -> list[bool]:
+    """The paragraph trim read off every paragraph's probability (paper 003): leading and trailing ones under the
+    threshold go, the middle stays, a block with none over it stays whole."""
+    flags = [p >= threshold for p in probabilities]
+    if not any(flags):
+        return [True] * len(flags)
+    first, last = flags.index(True), len(flags) - 1 - flags[::-1].index(True)
+    return [first <= i <= last for i in range(len(flags))]
+
+
+def test_trim_ends_drops_noise_at_head_and_tail_only_scoring_the_lines_it_reads() -> None:
+    calls: list[int] = []
+
+    def probability(rows: np.ndarray) -> np.ndarray:  # the "features" are each paragraph's probability
+        calls.append(len(rows))
+        return rows[:, 0]
+
+    def trim(*blocks: list[float]) -> list[list[bool]]:
+        calls.clear()
+        return trim_ends_lazily([np.array(block).reshape(-1, 1) for block in blocks], probability, 0.5)
+
+    assert trim([0.1, 0.9, 0.2, 0.8, 0.1]) == [[False, True, True, True, False]]
+    assert trim([0.2, 0.1]) == [[True, True]]  # a content block is never emptied
+    # Lines whose ends are content: only the two ends are scored, in one call for every block.
+    assert trim([0.9] * 50, [0.6, 0.1, 0.1, 0.7]) == [[True] * 50, [True] * 4] and calls == [4]
+    # Noise at an end: rounds inward, each taking twice the lines of the one before.
+    assert trim([0.1] * 6 + [0.9] * 44) == [[False] * 6 + [True] * 44] and calls == [2, 2, 4]
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        blocks = [rng.choice([0.1, 0.9], size=int(rng.integers(2, 12)), p=[0.6, 0.4]).tolist()
+                  for _ in range(int(rng.integers(1, 4)))]
+        assert trim(*blocks) == [_trim_ends(block, 0.5) for block in blocks]
+        assert sum(calls) <= sum(len(block) for block in blocks)
 
 
 def _f1(predicted: str, gold: str) -> float:

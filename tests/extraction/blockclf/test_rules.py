@@ -692,7 +692,8 @@ def test_a_kept_blocks_trailing_link_lines_are_trimmed_except_on_list_pages(monk
     assert models.stack is not None
     monkeypatch.setattr(classifier._StackModel, "content_probability",
                         lambda self, rows: np.full(len(rows), 0.9, dtype=np.float32))
-    monkeypatch.setattr(classifier, "trim_ends", lambda probabilities, threshold: [True] * len(probabilities))
+    monkeypatch.setattr(classifier, "trim_ends_lazily",
+                        lambda features, probability, threshold: [[True] * len(rows) for rows in features])
     decision = classify(parse_html(listing), models, page_probabilities=[0.9, 0.05, 0.05])
     assert decision.text.endswith("the mayor said.") and "Read also" not in decision.text
     assert decision.link_tail == 1

@@ -56,6 +56,14 @@ def test_captions_are_skipped_like_invisible_elements() -> None:
     assert [element.tag for element in blocks[0].page.skipped] == ["figcaption"]
 
 
+def test_a_media_elements_fallback_content_is_skipped() -> None:
+    blocks = _blocks("<body><article><p>The river rose.</p><video controls><source src='a.mp4'>"
+                     "<p>Your browser does not support the video tag.</p></video><audio><a href='a.mp3'>Download"
+                     "</a></audio><p>It fell.</p></article></body>")
+    assert blocks[0].text == "The river rose.\nIt fell."
+    assert [element.tag for element in blocks[0].page.skipped] == ["video", "audio"]
+
+
 def test_elements_hidden_by_a_frameworks_class_are_skipped() -> None:
     # Bootstrap's d-none and Tailwind's hidden hide; a responsive class that shows the element at some width
     # (d-md-block, lg:flex) keeps it, and so does a class that only contains the word (overflow-hidden).

@@ -29,7 +29,8 @@ _LINE_BREAK_RE = re.compile("[\n\x1c-\x1e\x85\u2028\u2029]")
 # hyphen (German and Dutch pages hyphenate "Mit\u00adtel\u00adal\u00adter"), zero-width space, word
 # joiner, the invisible operators, BOM and the Mongolian vowel separator. Zero-width (non-)joiners and
 # direction marks stay: Persian, Indic scripts and emoji need the first, right-to-left text the second.
-_INVISIBLE = dict.fromkeys((0x00AD, 0x180E, 0x200B, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0xFEFF))
+# One regex pass (str.translate with a table looks each character up in a dict: 1 ms on a long text).
+_INVISIBLE_RE = re.compile("[\u00ad\u180e\u200b\u2060-\u2064\ufeff]")
 
 
 def is_hidden(element: html.HtmlElement) -> bool:
@@ -103,10 +104,10 @@ def normalise_lines(text: str) -> str:
 
 def tidy_text(text: str) -> str:
     """Return ``text`` as a corpus keeps it: NFC (one form of "é" or Bengali "য়" whichever the page's bytes
-    held) and without the invisible characters in ``_INVISIBLE``; a line left blank goes."""
+    held) and without the invisible characters of ``_INVISIBLE_RE``; a line left blank goes."""
     if not text or text.isascii():
         return text
-    tidy = unicodedata.normalize("NFC", text.translate(_INVISIBLE))
+    tidy = unicodedata.normalize("NFC", _INVISIBLE_RE.sub("", text))
     if tidy == text:
         return text
     return "\n".join(line for line in tidy.split("\n") if line.strip())

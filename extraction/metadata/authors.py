@@ -8,6 +8,7 @@ import re
 from collections.abc import Iterable
 from urllib.parse import urlsplit
 
+from extraction.dom.lang import HAN_RE
 from extraction.metadata.dates import MONTH_NAMES
 
 MAX_AUTHORS = 10
@@ -198,6 +199,8 @@ def zh_authors(text: str) -> list[str]:
     记者 before 编辑), else the name of a closing "（记者 某某）" or "（某某 北京报道）", else the names alone
     in parentheses that end the text ("（某某 某某）"), else an unlabelled byline ("[ 某某 ] 来源：", "网名 发表于
     2005-9-15")."""
+    if not HAN_RE.search(text):  # every form above holds a Chinese character (most texts are in no Chinese)
+        return []
     found: dict[str, list[str]] = {}
     for match in _ZH_AUTHOR_RE.finditer(text):
         parts = re.split(r"([ \u3000、，,]+)", match.group(2))  # names and their separators

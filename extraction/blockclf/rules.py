@@ -813,33 +813,34 @@ def trim_ends_lazily(features: Sequence[np.ndarray], probability: Callable[[np.n
     cost is its rows (thousands of support vectors each); most blocks keep their end lines, so a few rows a
     block are scored instead of all. Rounds of one ``probability`` call for every open end of every block,
     each taking twice the rows of the one before from an end still under the threshold."""
-    scored = [np.full(len(rows), np.nan) for rows in features]
+    scored = [np.zeros(len(rows)) for rows in features]
+    known = [np.zeros(len(rows), dtype=bool) for rows in features]
     front = [0] * len(features)  # per block: its first paragraph not known to be under the threshold
     back = [len(rows) - 1 for rows in features]  # and its last
     open_ends = [(b, end) for b in range(len(features)) for end in (0, 1)]
     width = 1
-    while open_ends:
-        wanted: list[tuple[int, int]] = []
+    while open_ends:  # each round scores at least one line of each open end: at most log2(lines) + 1 rounds
+        wanted: set[tuple[int, int]] = set()
         for b, end in open_ends:
-            span = range(front[b], min(front[b] + width, back[b] + 1)) if end == 0 else \
-                range(back[b], max(back[b] - width, front[b] - 1), -1)
-            wanted.extend((b, i) for i in span if np.isnan(scored[b][i]))
-        if wanted:
-            wanted = sorted(set(wanted))
-            values = probability(np.stack([features[b][i] for b, i in wanted]))
-            for (b, i), value in zip(wanted, values, strict=True):
+            span = range(front[b], min(front[b] + width, back[b] + 1)) if end == 0 \
+                else range(back[b], max(back[b] - width, front[b] - 1), -1)
+            wanted.update((b, i) for i in span if not known[b][i])
+        batch = sorted(wanted)
+        if batch:
+            for (b, i), value in zip(batch, probability(np.stack([features[b][i] for b, i in batch])), strict=True):
                 scored[b][i] = value
+                known[b][i] = True
         still: list[tuple[int, int]] = []
-        for b, end in open_ends:
+        for b, end in open_ends:  # "not >=": a NaN is under the threshold, as reading every line had it
             if end == 0:
-                while front[b] <= back[b] and not np.isnan(scored[b][front[b]]) and scored[b][front[b]] < threshold:
+                while front[b] <= back[b] and known[b][front[b]] and not scored[b][front[b]] >= threshold:
                     front[b] += 1
-                if front[b] <= back[b] and np.isnan(scored[b][front[b]]):
+                if front[b] <= back[b] and not known[b][front[b]]:
                     still.append((b, end))
             else:
-                while back[b] >= front[b] and not np.isnan(scored[b][back[b]]) and scored[b][back[b]] < threshold:
+                while back[b] >= front[b] and known[b][back[b]] and not scored[b][back[b]] >= threshold:
                     back[b] -= 1
-                if back[b] >= front[b] and np.isnan(scored[b][back[b]]):
+                if back[b] >= front[b] and not known[b][back[b]]:
                     still.append((b, end))
         open_ends = still
         width *= 2

@@ -193,6 +193,9 @@ def test_trim_ends_drops_noise_at_head_and_tail_only_scoring_the_lines_it_reads(
 
     assert trim([0.1, 0.9, 0.2, 0.8, 0.1]) == [[False, True, True, True, False]]
     assert trim([0.2, 0.1]) == [[True, True]]  # a content block is never emptied
+    nan = float("nan")  # a model's NaN is under the threshold, as when every line is read; the rounds end
+    assert trim([nan, 0.9, nan, 0.7, nan]) == [[False, True, True, True, False]]
+    assert trim([nan, nan, nan]) == [[True, True, True]]
     # Lines whose ends are content: only the two ends are scored, in one call for every block.
     assert trim([0.9] * 50, [0.6, 0.1, 0.1, 0.7]) == [[True] * 50, [True] * 4] and calls == [4]
     # Noise at an end: rounds inward, each taking twice the lines of the one before.

@@ -318,7 +318,8 @@ def _metadata(page: Page, root: html.HtmlElement, context: Context, record: Reco
             else visible_text(root).split("\n")
         found = page_metadata(root, page.url, lines, listed_date=page.listed_date, fetched_at=record.fetched_at,
                               dates_by_htmldate=typed is None or typed.page_type == "article",
-                              headline=typed is None or typed.page_type == "article", title_model=context.title_model)
+                              headline=typed is None or typed.page_type == "article",
+                              thread=typed is not None and typed.page_type == "other", title_model=context.title_model)
     except Exception as exc:  # the page goes on with its <title> only
         logger.warning("Metadata failed on %s: %s", page.url, exc)
         context.count("metadata/error", 1)

@@ -111,8 +111,13 @@ class _Scan:
     # elements named byline/author/... with their short texts
     bylines: list[tuple[html.HtmlElement, str]] = field(default_factory=list)
     datelines: list[str] = field(default_factory=list)  # short texts of elements named date/time/meta/...
+    users: list[str] = field(default_factory=list)  # a forum's user names, in page order (``_user_name``)
 
 
+# A forum's user name, a post's author: phpBB's and XenForo's "username", vBulletin's "bigusername", Flarum's
+# "PostUser-name" (or GameFAQs' data-username attribute). Whole class names: a site's account menu is
+# "js-user-name".
+_USER_CLASSES = frozenset({"username", "user-name", "bigusername", "postuser-name"})
 _NOT_TEXT_TAGS = frozenset({"script", "style", "meta", "link", "body", "html", "head", "noscript", "template"})
 
 
@@ -132,7 +137,13 @@ def _scan(root: html.HtmlElement) -> _Scan:
                     found.created.append(element)
         if tag in _NOT_TEXT_TAGS:
             continue
+        user = element.get("data-username")
         cls, ident, rel = element.get("class"), element.get("id"), element.get("rel")
+        if user is None and cls and "name" in cls and not _USER_CLASSES.isdisjoint(cls.lower().split()) \
+                and not _in_form(element):
+            user = _short_text(element)
+        if user and user.strip():
+            found.users.append(" ".join(user.split()))
         if not (cls or ident or rel):
             continue
         byline, dateline = _name_kinds(cls or "", ident or "", rel or "")
@@ -233,7 +244,7 @@ def choose_title(candidates: list[tuple[str, str]], h1s: list[str], site_name: s
 
 def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterable[str] = (), *,
                   listed_date: str | None = None, fetched_at: str | None = None,
-                  dates_by_htmldate: bool = True, headline: bool = True,
+                  dates_by_htmldate: bool = True, headline: bool = True, thread: bool = False,
                   title_model: TitleChooser | None = None) -> Metadata:
     """Return the :class:`Metadata` of a parsed page (not modified) but its language (``identify_language``
     of the extracted text; ``lang_declared`` is set).
@@ -243,8 +254,9 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     URL; ``fetched_at``: the fetch time (ISO 8601), for relative dates; ``dates_by_htmldate``: run
     htmldate when no other source has a publish date (off for pages that are not articles);
     ``headline``: the page is an article, whose ``<h1>`` may be its headline (off for other pages; read by the
-    rule only); ``title_model``: the learned title chooser (``extraction.title``); without it, or when it is
-    not sure of any candidate, ``choose_title``'s rule.
+    rule only); ``thread``: the page is a forum's topic or a question and its answers (typed other), whose first
+    post's user is its author when nothing names one; ``title_model``: the learned title chooser
+    (``extraction.title``); without it, or when it is not sure of any candidate, ``choose_title``'s rule.
     """
     found = Metadata()
     fetched = fetch_time(fetched_at)
@@ -399,6 +411,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 break
     if not found.authors and headline:
         put("authors", _author_box(page_lines, start), "byline")
+    if not found.authors and thread and scan.users:  # the topic's first post's user
+        put("authors", split_authors(scan.users[0], declared=True)[:1], "byline")
     in_url = url_date(url)  # read here (5.) and given when nothing before it gave a date (6.)
     if not found.date_published or not found.date_modified:
         # Labelled head lines ("发布时间", "Posted", "来源") first: a date inside a sentence may be any date. A

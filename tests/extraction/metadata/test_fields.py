@@ -179,6 +179,25 @@ def test_a_comments_author_is_no_byline() -> None:
     assert page_metadata(page, None, dates_by_htmldate=False).authors == ["Jane Doe"]
 
 
+def test_a_forum_topics_first_poster_is_its_author() -> None:
+    # phpBB's and XenForo's "username", vBulletin's "bigusername", GameFAQs' data-username: the first post's user,
+    # on a page typed other (a topic) only; a site's account menu ("js-user-name") and a login form are no post.
+    topic = ("<html><body><a class='js-user-name'>Open My Menu</a><form><label class='username'>Name</label>"
+             "<input name='username'></form><h1>Which telescope?</h1><div class='post'><a class='{cls}'>b.scherer</a>"
+             "<p>I am new to astronomy.</p></div><div class='post'><a class='{cls}'>Ralston18</a><p>Try a Dobsonian."
+             "</p></div></body></html>")
+    for cls in ("username", "bigusername", "PostUser-name", "username u-concealed"):
+        page = parse_html(topic.format(cls=cls))
+        assert page_metadata(page, None, dates_by_htmldate=False, headline=False, thread=True).authors == ["b.scherer"]
+        assert page_metadata(page, None, dates_by_htmldate=False, headline=False).authors == []
+    page = parse_html("<html><body><h1>Switch</h1><a data-username='Need2KnowLion' class='name'>Need2KnowLion</a>"
+                      "<p>Is it worth it?</p></body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False, headline=False, thread=True).authors == ["Need2KnowLion"]
+    page = parse_html("<html><body><a class='js-user-name'>Open My Menu</a><h1>Galaxy S25</h1><p>Specs.</p>"
+                      "</body></html>")
+    assert page_metadata(page, None, dates_by_htmldate=False, headline=False, thread=True).authors == []
+
+
 def test_a_bylines_parts_are_read_apart() -> None:
     # <span>s side by side are separate words: "Reyan Perumal" and "Published", not "Reyan PerumalPublished".
     page = parse_html("<html><body><h1>Headline</h1><div class='byline'><span>By</span><a>Amy Roeder</a>"

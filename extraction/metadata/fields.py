@@ -115,15 +115,16 @@ class _Scan:
 
 
 # A forum's user name, a post's author: phpBB's and XenForo's "username", vBulletin's "bigusername", Flarum's
-# "PostUser-name" (or GameFAQs' data-username attribute). Whole class names: a site's account menu is
-# "js-user-name".
+# "PostUser-name" (or GameFAQs' data-username attribute, on an element of class "name"). Whole class names: a
+# site's account menu is "js-user-name".
 _USER_CLASSES = frozenset({"username", "user-name", "bigusername", "postuser-name"})
 _NOT_TEXT_TAGS = frozenset({"script", "style", "meta", "link", "body", "html", "head", "noscript", "template"})
 
 
 def _scan(root: html.HtmlElement) -> _Scan:
-    """Walk the page once: every element's ``itemprop``, and the short text of the elements whose class,
-    id or rel names a byline (``_BYLINE_NAMES``) or a dateline (``_DATELINE_NAMES``)."""
+    """Walk the page once: every element's ``itemprop``, the short text of the elements whose class, id or rel
+    names a byline (``_BYLINE_NAMES``) or a dateline (``_DATELINE_NAMES``), and a forum's user names
+    (``_USER_CLASSES``)."""
     found = _Scan()
     for element in root.iter():
         tag = element.tag
@@ -137,13 +138,13 @@ def _scan(root: html.HtmlElement) -> _Scan:
                     found.created.append(element)
         if tag in _NOT_TEXT_TAGS:
             continue
-        user = element.get("data-username")
         cls, ident, rel = element.get("class"), element.get("id"), element.get("rel")
-        if user is None and cls and "name" in cls and not _USER_CLASSES.isdisjoint(cls.lower().split()) \
-                and not _in_form(element):
-            user = _short_text(element)
-        if user and user.strip():
-            found.users.append(" ".join(user.split()))
+        if cls and "name" in cls:  # a user's name (``_USER_CLASSES``, or a data-username beside a class "name")
+            user = element.get("data-username")
+            if user is None and not _USER_CLASSES.isdisjoint(cls.lower().split()) and not _in_form(element):
+                user = _short_text(element)
+            if user and user.strip():
+                found.users.append(" ".join(user.split()))
         if not (cls or ident or rel):
             continue
         byline, dateline = _name_kinds(cls or "", ident or "", rel or "")

@@ -111,7 +111,7 @@ class _Scan:
     # elements named byline/author/... with their short texts
     bylines: list[tuple[html.HtmlElement, str]] = field(default_factory=list)
     datelines: list[str] = field(default_factory=list)  # short texts of elements named date/time/meta/...
-    users: list[str] = field(default_factory=list)  # a forum's user names, in page order (``_user_name``)
+    user: str | None = None  # the first of a forum's user names in page order (``_USER_CLASSES``)
 
 
 # A forum's user name, a post's author: phpBB's and XenForo's "username", vBulletin's "bigusername", Flarum's
@@ -139,12 +139,12 @@ def _scan(root: html.HtmlElement) -> _Scan:
         if tag in _NOT_TEXT_TAGS:
             continue
         cls, ident, rel = element.get("class"), element.get("id"), element.get("rel")
-        if cls and "name" in cls:  # a user's name (``_USER_CLASSES``, or a data-username beside a class "name")
+        if found.user is None and cls and "name" in cls:  # ``_USER_CLASSES``, or a data-username by a class "name"
             user = element.get("data-username")
             if user is None and not _USER_CLASSES.isdisjoint(cls.lower().split()) and not _in_form(element):
                 user = _short_text(element)
             if user and user.strip():
-                found.users.append(" ".join(user.split()))
+                found.user = " ".join(user.split())
         if not (cls or ident or rel):
             continue
         byline, dateline = _name_kinds(cls or "", ident or "", rel or "")
@@ -412,8 +412,8 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
                 break
     if not found.authors and headline:
         put("authors", _author_box(page_lines, start), "byline")
-    if not found.authors and thread and scan.users:  # the topic's first post's user
-        put("authors", split_authors(scan.users[0], declared=True)[:1], "byline")
+    if not found.authors and thread and scan.user:  # the topic's first post's user
+        put("authors", split_authors(scan.user, declared=True)[:1], "byline")
     in_url = url_date(url)  # read here (5.) and given when nothing before it gave a date (6.)
     if not found.date_published or not found.date_modified:
         # Labelled head lines ("发布时间", "Posted", "来源") first: a date inside a sentence may be any date. A

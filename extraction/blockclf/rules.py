@@ -813,44 +813,31 @@ def trim_ends_lazily(features: Sequence[np.ndarray], probability: Callable[[np.n
     cost is its rows (thousands of support vectors each); most blocks keep their end lines, so a few rows a
     block are scored instead of all. Rounds of one ``probability`` call for every open end of every block,
     each taking twice the rows of the one before from an end still under the threshold."""
-    scored = [np.zeros(len(rows)) for rows in features]
-    known = [np.zeros(len(rows), dtype=bool) for rows in features]
-    front = [0] * len(features)  # per block: its first paragraph not known to be under the threshold
-    back = [len(rows) - 1 for rows in features]  # and its last
-    open_ends = [(b, end) for b in range(len(features)) for end in (0, 1)]
+    scored: dict[tuple[int, int], float] = {}  # (block, paragraph) -> probability, the lines read so far
+    ends = [[0, len(rows) - 1] for rows in features]  # per block: its first and last paragraph not known to be under
+    open_ends = [(b, end) for b in range(len(features)) for end in (0, 1)]  # end 0 moves forward, end 1 back
     width = 1
     while open_ends:  # each round scores at least one line of each open end: at most log2(lines) + 1 rounds
         wanted: set[tuple[int, int]] = set()
         for b, end in open_ends:
-            span = range(front[b], min(front[b] + width, back[b] + 1)) if end == 0 \
-                else range(back[b], max(back[b] - width, front[b] - 1), -1)
-            wanted.update((b, i) for i in span if not known[b][i])
+            (first, last), at = ends[b], ends[b][end]
+            stop = min(at + width, last + 1) if end == 0 else max(at - width, first - 1)
+            wanted.update((b, i) for i in range(at, stop, 1 - 2 * end) if (b, i) not in scored)
         batch = sorted(wanted)
         if batch:
-            for (b, i), value in zip(batch, probability(np.stack([features[b][i] for b, i in batch])), strict=True):
-                scored[b][i] = value
-                known[b][i] = True
+            scored.update(zip(batch, probability(np.stack([features[b][i] for b, i in batch])).tolist(), strict=True))
         still: list[tuple[int, int]] = []
         for b, end in open_ends:  # "not >=": a NaN is under the threshold, as reading every line had it
-            if end == 0:
-                while front[b] <= back[b] and known[b][front[b]] and not scored[b][front[b]] >= threshold:
-                    front[b] += 1
-                if front[b] <= back[b] and not known[b][front[b]]:
-                    still.append((b, end))
-            else:
-                while back[b] >= front[b] and known[b][back[b]] and not scored[b][back[b]] >= threshold:
-                    back[b] -= 1
-                if back[b] >= front[b] and not known[b][back[b]]:
-                    still.append((b, end))
+            bounds = ends[b]
+            while bounds[0] <= bounds[1] and (b, bounds[end]) in scored and not scored[b, bounds[end]] >= threshold:
+                bounds[end] += 1 - 2 * end
+            if bounds[0] <= bounds[1] and (b, bounds[end]) not in scored:
+                still.append((b, end))
         open_ends = still
         width *= 2
-    flags = []
-    for b, rows in enumerate(features):
-        if front[b] > back[b]:  # every paragraph under the threshold: the block was judged content, kept whole
-            flags.append([True] * len(rows))
-        else:
-            flags.append([front[b] <= i <= back[b] for i in range(len(rows))])
-    return flags
+    # A block with every paragraph under the threshold was judged content: kept whole.
+    return [[first <= i <= last for i in range(len(rows))] if first <= last else [True] * len(rows)
+            for rows, (first, last) in zip(features, ends, strict=True)]
 
 
 LINK_TAIL_DENSITY = 0.8  # a kept block's last lines with this share of their characters in links are a link tail

@@ -235,10 +235,14 @@ def list_groups(stats: DomStats) -> list[list[int]]:
     return kept
 
 
-def entry_url(href: str, base: str | None) -> str:
-    """Return ``href`` made absolute against ``base``, without fragment and ``utm_*`` parameters."""
-    absolute = urljoin(base, href.strip()) if base else href.strip()
-    parts = urlsplit(absolute)
+def entry_url(href: str, base: str | None) -> str | None:
+    """Return ``href`` made absolute against ``base``, without fragment and ``utm_*`` parameters; None for a
+    malformed address ("http://[broken", a broken IPv6 host, here or in ``base``)."""
+    try:
+        absolute = urljoin(base, href.strip()) if base else href.strip()
+        parts = urlsplit(absolute)
+    except ValueError:
+        return None
     query = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not k.startswith("utm_")]
     return urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), ""))
 
@@ -261,9 +265,10 @@ def list_entries(stats: DomStats, base: str | None, gone: Collection[etree._Elem
     seen: set[str] = set()
     for _, anchor in sorted(chosen.items()):
         url = entry_url(stats.elements[anchor].get("href") or "", base)
-        if url in seen:
-            continue
-        seen.add(url)
+        if url is not None:  # an entry whose link is malformed keeps its title
+            if url in seen:
+                continue
+            seen.add(url)
         entries.append(ListEntry(" ".join(_text(stats.elements[anchor], gone).split()), url))
     return entries
 

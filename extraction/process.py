@@ -354,8 +354,11 @@ def _repair(record: Record, count: Count) -> None:
 def _tidy(record: Record) -> None:
     """Write the record's text fields in NFC without invisible characters (``tidy_text``)."""
     record.text = tidy_text(record.text)
-    record.title = tidy_text(record.title or "") or record.title
-    record.description = tidy_text(record.description or "") or record.description
+    record.title, record.description, record.section, record.site_name = (
+        tidy_text(value) or None if value else value
+        for value in (record.title, record.description, record.section, record.site_name))
+    record.authors = [name for name in map(tidy_text, record.authors) if name]
+    record.tags = [tag for tag in map(tidy_text, record.tags) if tag]
     if record.entries:
         record.entries = [{**entry, "title": tidy_text(entry["title"] or "") or entry["title"]}
                           for entry in record.entries]

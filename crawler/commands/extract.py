@@ -57,10 +57,12 @@ from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import IO, Any
+from urllib.parse import urlsplit
 
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 from scrapy.settings import Settings
+from w3lib.url import safe_url_string
 
 from crawler.progress import Progress
 from crawler.sites import SiteList, SiteListError, load_site_list
@@ -120,6 +122,21 @@ def load_sites(settings: Any) -> SiteList | None:
     except SiteListError as exc:
         logger.debug("Site list not used, sites are scheme + host: %s", exc)
         return None
+
+
+def _page_url(url: str) -> str:
+    """Return ``--url`` as a record can hold it: bytes that were no UTF-8 on the command line (which Python
+    keeps as lone surrogates) percent-encoded, as w3lib makes the crawl's URLs. Raises UsageError for a
+    malformed URL."""
+    try:
+        url.encode("utf-8")
+    except UnicodeEncodeError:
+        url = safe_url_string(os.fsencode(url))
+    try:
+        urlsplit(url)
+    except ValueError as exc:  # a broken IPv6 host: urljoin against it would fail on every link
+        raise UsageError(f"--url {url!r} is not a URL: {exc}") from exc
+    return url
 
 
 def frozen_library(settings: Any) -> TemplateLibrary | None:
@@ -274,6 +291,8 @@ class Command(ScrapyCommand):
             raise UsageError(f"unknown --method {opts.method!r}; known: {', '.join(method_names())}")
         if opts.site is not None and not opts.site.strip():
             raise UsageError("--site needs a non-empty NAME")
+        if opts.url is not None:
+            opts.url = _page_url(opts.url)
         paths = list(find_pages(args))
         if not paths:
             print("error: no .html/.htm(.gz) page found in " + " ".join(args), file=sys.stderr)

@@ -29,8 +29,18 @@ _LINE_BREAK_RE = re.compile("[\n\x1c-\x1e\x85\u2028\u2029]")
 # hyphen (German and Dutch pages hyphenate "Mit\u00adtel\u00adal\u00adter"), zero-width space, word
 # joiner, the invisible operators, BOM and the Mongolian vowel separator. Zero-width (non-)joiners and
 # direction marks stay: Persian, Indic scripts and emoji need the first, right-to-left text the second.
-# One regex pass (str.translate with a table looks each character up in a dict: 1 ms on a long text).
-_INVISIBLE_RE = re.compile("[\u00ad\u180e\u200b\u2060-\u2064\ufeff]")
+_INVISIBLE = "\u00ad\u180e\u200b\u2060-\u2064\ufeff"
+# Characters no text holds: the C0 controls that are no whitespace (a page's "&#x1b;[31m", a stray byte 0x07,
+# a JSON string's "\u0000"), DEL, the noncharacters U+FFFE and U+FFFF, and lone surrogates (a JSON string's
+# "\udfff" escape), which cannot be written as UTF-8 at all: a record holding one would stop the JSON Lines feed.
+# A run of controls between two words was their space ("Intergovernmental\x07 Panel\x07on\x07 Climate" on a
+# German page of trafilatura-eval), and is one; the others go.
+_CONTROLS = "\x00-\x08\x0e-\x1b\x7f"
+_NONCHARACTERS = "\ufffe\uffff\ud800-\udfff"
+_UNWRITABLE_RE = re.compile(f"[{_CONTROLS}{_NONCHARACTERS}]")  # one search of a character class: the common case
+_CONTROL_RE = re.compile(f" *[{_CONTROLS}]+ *")
+_NONCHARACTER_RE = re.compile(f"[{_NONCHARACTERS}]")
+_INVISIBLE_RE = re.compile(f"[{_INVISIBLE}]")
 
 
 def is_hidden(element: html.HtmlElement) -> bool:
@@ -102,12 +112,27 @@ def normalise_lines(text: str) -> str:
     return "\n".join(line for line in lines if line)
 
 
+def _control_run(run: re.Match[str]) -> str:
+    text, start, end = run.string, run.start(), run.end()
+    between_words = start > 0 and end < len(text) and not text[start - 1].isspace() and not text[end].isspace()
+    return " " if between_words else ""
+
+
+def printable(text: str) -> str:
+    """Return ``text`` without the characters no text holds (``_CONTROL_RE``, ``_NONCHARACTER_RE``): a run of
+    controls between two words becomes a space."""
+    if not _UNWRITABLE_RE.search(text):
+        return text
+    return _NONCHARACTER_RE.sub("", _CONTROL_RE.sub(_control_run, text))
+
+
 def tidy_text(text: str) -> str:
     """Return ``text`` as a corpus keeps it: NFC (one form of "é" or Bengali "য়" whichever the page's bytes
-    held) and without the invisible characters of ``_INVISIBLE_RE``; a line left blank goes."""
-    if not text or text.isascii():
+    held), without the invisible characters of ``_INVISIBLE`` and those no text holds (``printable``); a line
+    left blank goes."""
+    if not text or (text.isascii() and not _UNWRITABLE_RE.search(text)):
         return text
-    tidy = unicodedata.normalize("NFC", _INVISIBLE_RE.sub("", text))
+    tidy = unicodedata.normalize("NFC", _INVISIBLE_RE.sub("", printable(text)))
     if tidy == text:
         return text
     return "\n".join(line for line in tidy.split("\n") if line.strip())

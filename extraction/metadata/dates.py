@@ -42,13 +42,17 @@ DATELINE_WORDS = re.compile(_PUBLISHED_WORDS.pattern + r"|更新|来源|\bby\b",
 MODIFIED_WORDS = re.compile(r"updated|last modified|modified|更新时间|更新于|修改时间", re.I)
 
 
-def _zone(value: str | None) -> str:
+def _zone(value: str | None) -> str | None:
+    """Return the UTC offset as ISO 8601 writes it ("+05:30"; "" without one), None for one no place has:
+    offsets run from -12:00 to +14:00 ("+99:99" would make the record's date one no reader parses)."""
     if not value:
         return ""
     upper = value.upper()
     if upper in ("Z", "UTC", "GMT"):
         return "+00:00"
     digits = value.replace(":", "")
+    if int(digits[1:3]) > 14 or int(digits[3:5]) > 59:
+        return None
     return f"{digits[:3]}:{digits[3:5]}"
 
 
@@ -63,9 +67,10 @@ def _compose(year: str, month: str, day: str, hour: str | None = None, minute: s
         return None
     if hour is None or minute is None:
         return day_value.isoformat()
-    if not (0 <= int(hour) < 24 and 0 <= int(minute) < 60 and 0 <= int(second or 0) < 60):
+    offset = _zone(zone)
+    if not (0 <= int(hour) < 24 and 0 <= int(minute) < 60 and 0 <= int(second or 0) < 60) or offset is None:
         return day_value.isoformat()
-    return f"{day_value.isoformat()}T{int(hour):02d}:{int(minute):02d}:{int(second or 0):02d}{_zone(zone)}"
+    return f"{day_value.isoformat()}T{int(hour):02d}:{int(minute):02d}:{int(second or 0):02d}{offset}"
 
 
 def parse_date(text: str | None, max_year: int | None = None) -> str | None:

@@ -15,6 +15,7 @@ from urllib.parse import urljoin, urlsplit
 from lxml import html
 
 from extraction.dom.lang import HAN_RE
+from extraction.dom.text import printable
 from extraction.metadata.authors import split_authors
 
 MAX_TAGS = 30
@@ -42,7 +43,9 @@ def clean_value(value: Any) -> str | None:
         return clean_value(value)
     if isinstance(value, dict):
         return clean_value(value.get("name") or value.get("@value") or value.get("url") or value.get("@id"))
-    text = " ".join(unescape(str(value)).split())  # entities survive in JSON-LD and some meta contents
+    # Entities survive in JSON-LD and some meta contents; a JSON string's escapes can name a control
+    # character or half a surrogate pair ("\\u0000", "\\udfff"), which no text holds.
+    text = " ".join(printable(unescape(str(value))).split())
     return text[:MAX_FIELD_CHARS] or None
 
 
@@ -56,8 +59,12 @@ def absolute_url(url: str | None, base: str | None) -> str | None:
     if not url:
         return None
     url = url.strip()
-    joined = urljoin(base, url) if base else url
-    return joined if urlsplit(joined).scheme in ("http", "https") else None
+    try:
+        joined = urljoin(base, url) if base else url
+        scheme = urlsplit(joined).scheme
+    except ValueError:  # a malformed address ("http://[x", a broken IPv6 host) is no address
+        return None
+    return joined if scheme in ("http", "https") else None
 
 
 # --- JSON-LD --------------------------------------------------------------------------------------
@@ -75,10 +82,12 @@ def jsonld_objects(root: html.HtmlElement) -> list[dict[str, Any]]:
         text = _CONTROL_RE.sub(" ", _JSON_COMMENT_RE.sub("", script.text.strip()))
         try:
             data = json.loads(text)
+        except RecursionError:  # nested deeper than the parser goes: not data a page means
+            continue
         except ValueError:
             try:  # pages concatenate objects or leave a trailing comma
                 data = json.loads("[" + re.sub(r",\s*([}\]])", r"\1", text).replace("}\n{", "},{") + "]")
-            except ValueError:
+            except (ValueError, RecursionError):
                 continue
         found.extend(_flatten(data))
     return found

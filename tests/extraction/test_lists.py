@@ -135,6 +135,18 @@ def test_repeated_short_lines_are_dropped_at_the_threshold_only() -> None:
 def test_entry_url_drops_fragment_and_tracking() -> None:
     assert entry_url("/a.html?utm_source=x&id=3#c", "https://e.org/list/") == "https://e.org/a.html?id=3"
     assert entry_url("b.html", None) == "b.html"
+    # A malformed address, in the link or the page's URL, is no address (urlsplit raised, and the page was lost).
+    assert entry_url("http://[broken/x.html", "https://e.org/list/") is None
+    assert entry_url("/a.html", "http://[::1") is None
+
+
+def test_a_list_page_with_a_malformed_link_keeps_its_entries() -> None:
+    items = "".join(f'<li><a href="/news/2024/03/{i}/story-{i}.html">Story headline number {i} today</a></li>'
+                    for i in range(12))
+    items += '<li><a href="http://[broken/x.html">Story headline with a broken link</a></li>'
+    root = parse_html(f"<html><body><ul>{items}</ul></body></html>")
+    entries = METHODS["list"](root, "https://example.com/news/").entries
+    assert len(entries) == 13 and entries[-1].url is None and entries[0].url.startswith("https://example.com/")
 
 
 def test_registered_as_list_method() -> None:

@@ -97,6 +97,20 @@ def test_command_exit_status(tmp_path: Path) -> None:
     assert unknown.returncode == 2 and "known: " in unknown.stderr
 
 
+def test_a_url_with_bytes_no_utf8_holds_is_percent_encoded_and_a_broken_one_refused(tmp_path: Path) -> None:
+    """The shell hands Python a URL's non-UTF-8 bytes as lone surrogates, which no JSON line can hold (the run
+    stopped at the page's record): they are percent-encoded as w3lib makes the crawl's URLs."""
+    folder = _pages(tmp_path)
+    out = tmp_path / "out.jsonl"
+    done = subprocess.run([sys.executable, "-m", "scrapy", "extract", str(folder / "a.html"), "-o", str(out),
+                           "--url", b"http://example.com/caf\xe9/a.html", "--nolog"], cwd=REPO,
+                          capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert json.loads(out.read_text(encoding="utf-8"))["url"] == "http://example.com/caf%E9/a.html"
+    broken = _run(str(folder / "a.html"), "--url", "http://[::1/a.html")
+    assert broken.returncode == 2 and "is not a URL" in broken.stderr
+
+
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium absent (apt-get install chromium)")
 @pytest.mark.browser
 def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None:

@@ -2,7 +2,7 @@ from __future__ import annotations
 
 from extraction.dom.blocks import page_blocks
 from extraction.dom.html import declared_lang, page_title, parse_html, title_text
-from extraction.dom.text import tidy_text, visible_text
+from extraction.dom.text import printable, tidy_text, visible_text
 
 
 def test_visible_text_keeps_blocks_and_drops_invisible() -> None:
@@ -200,3 +200,16 @@ def test_tidy_text_composes_and_drops_invisible_characters_only() -> None:
     for kept in ("می\u200cخواهم", "क्\u200dष", "\U0001f468\u200d\U0001f469", "\u200fשלום"):
         assert tidy_text(kept) == kept
     assert tidy_text("plain ascii\n") == "plain ascii\n" and tidy_text("") == ""
+
+
+def test_tidy_text_drops_characters_no_text_holds() -> None:
+    """Control characters ("&#x1b;[31m", a stray 0x07), noncharacters and lone surrogates (a JSON string's
+    "\\udfff", which no UTF-8 feed can write) go; a run of controls between two words was their space (a German
+    page of trafilatura-eval: "Intergovernmental\\x07 Panel\\x07on\\x07 Climate"); tabs and line feeds stay."""
+    assert tidy_text("Alert \x1b[31m red\x07") == "Alert [31m red"
+    assert tidy_text("Intergovernmental\x07 Panel\x07on\x07 Climate\x07\nFAO\x07(2012)") == \
+        "Intergovernmental Panel on Climate\nFAO (2012)"
+    assert tidy_text("\x00a\x08\ufffe\uffffb d\udfff e\ud83d") == "a b d e"
+    assert tidy_text("tab\tsep\nline") == "tab\tsep\nline"
+    assert printable("Jane\x00 Doe\udcff") == "Jane Doe" and printable("plain") == "plain"
+

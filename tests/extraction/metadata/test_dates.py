@@ -38,3 +38,13 @@ def test_dates() -> None:
 
 def parse_date_time(value: str) -> datetime:
     return datetime.fromisoformat(value)
+
+
+def test_an_offset_no_place_has_leaves_the_day() -> None:
+    """"+99:99" is no UTC offset (they run from -12:00 to +14:00): the day stays, the time goes, and the date
+    is one ``datetime.fromisoformat`` reads."""
+    assert parse_date("2024-03-05T10:00:00+99:99") == "2024-03-05"
+    assert parse_date("2024-03-05T10:00:00+15:00") == "2024-03-05"
+    assert parse_date("2024-03-05T10:00:00+14:00") == "2024-03-05T10:00:00+14:00"
+    assert parse_date("2024-03-05T10:00:00-0530") == "2024-03-05T10:00:00-05:30"
+    datetime.fromisoformat(parse_date("2024-03-05T10:00:00+0545") or "")

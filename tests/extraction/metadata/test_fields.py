@@ -481,3 +481,29 @@ def test_the_sites_name_after_the_reporters_is_no_author() -> None:
     page = parse_html(f"<html><head>{head}</head><body><h1>A headline</h1><p>Text.</p></body></html>")
     assert page_metadata(page, "https://edition.cnn.com/2013/09/04/a.html", dates_by_htmldate=False).authors \
         == ["Greg Botelho"]
+
+
+def test_one_bad_metadata_element_loses_nothing_else() -> None:
+    """A JSON-LD block nested past the parser's depth, a canonical link or og:image to a broken IPv6 host: each is
+    skipped, and the page's other metadata stands (each raised, and the page lost every field as
+    ``metadata_failed``)."""
+    deep = '<script type="application/ld+json">' + "[" * 3000 + "]" * 3000 + "</script>"
+    for extra in (deep, '<link rel="canonical" href="http://[x/">',
+                  '<meta property="og:image" content="http://[::1:bad/x.jpg">'):
+        page = _page(meta=False).replace("</head>", extra + "</head>")
+        found = page_metadata(parse_html(page), URL, dates_by_htmldate=False)
+        assert found.date_published == "2024-03-05T10:21:00+08:00" and found.authors == ["Jane Doe", "John Smith"]
+
+
+def test_json_escapes_for_characters_no_text_holds_are_dropped() -> None:
+    """JSON-LD may escape a control character or half a surrogate pair ("\\u0000", "\\udfff"): the record holds
+    neither, so its JSON line can be written as UTF-8 (the surrogate stopped `scrapy extract`'s feed)."""
+    jsonld = ('{"@type":"NewsArticle","headline":"Council approves","description":"Budget \\ud83d news",'
+              '"author":{"@type":"Person","name":"Jane\\u0000 Doe\\udfff"},"datePublished":"2024-03-05"}')
+    page = (f"<html><head><title>Council approves</title><script type='application/ld+json'>{jsonld}</script>"
+            "</head><body><h1>Council approves</h1>" + "<p>The council approved the budget today.</p>" * 20
+            + "<p>Escapes &#x1b;[2J and a bell \x07 in the text.</p></body></html>")
+    record = process(Page(page.encode(), URL, "text/html; charset=utf-8"), Context(page_models=None))
+    assert record.authors == ["Jane Doe"] and record.description == "Budget news"
+    assert "\x1b" not in record.text and "\x07" not in record.text and "[2J" in record.text
+    json.dumps(record.as_dict(), ensure_ascii=False).encode("utf-8")

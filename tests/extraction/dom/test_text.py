@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from extraction.dom.blocks import page_blocks
-from extraction.dom.html import declared_lang, page_title, parse_html, title_text
+from extraction.dom.html import MANY_EQUALS, declared_lang, page_title, parse_html, title_text
 from extraction.dom.text import printable, tidy_text, visible_text
 
 
@@ -139,6 +139,14 @@ def test_very_deep_nesting_keeps_text() -> None:
     assert visible_text(root) == "top\ndeep\nafter"
 
 
+def test_nesting_too_deep_for_the_generic_containers_rule_keeps_text() -> None:
+    """2,100 nested <article>s (or <blockquote>s, <ul>s): past libxml2's depth even without the generic
+    containers, every tag but the page's frame and paragraphs goes, and the text stays (it all went)."""
+    for tag in ("article", "blockquote", "ul", "h2"):
+        root = parse_html(f"<title>T</title><p>top</p>{f'<{tag}>' * 2100}<p>deep</p><p>after</p>")
+        assert visible_text(root) == "top\ndeep\nafter" and page_title(root) == "T", tag
+
+
 def test_empty_and_xml_declared_pages() -> None:
     assert visible_text(parse_html("")) == ""
     root = parse_html('<?xml version="1.0" encoding="gbk"?><html><body><p>中文</p></body></html>')
@@ -213,3 +221,13 @@ def test_tidy_text_drops_characters_no_text_holds() -> None:
     assert tidy_text("tab\tsep\nline") == "tab\tsep\nline"
     assert printable("Jane\x00 Doe\udcff") == "Jane Doe" and printable("plain") == "plain"
 
+
+def test_a_start_tag_of_too_many_attributes_keeps_its_name_only() -> None:
+    """libxml2's parse time grows with the square of one tag's attributes (200,000 took minutes, in the crawl's
+    own process): a tag of more than MANY_ATTRIBUTES keeps its name, and the page its text."""
+    attributes = " ".join(f'a{i}="v"' for i in range(MANY_EQUALS + 1))
+    root = parse_html(f"<html><body><p>top</p><div {attributes} class='x'><p>Some text.</p></div></body></html>")
+    assert visible_text(root) == "top\nSome text."
+    assert not root.find(".//div").attrib
+    few = parse_html("<div " + " ".join(f'a{i}="v"' for i in range(50)) + "><p>x</p></div>")
+    assert len(few.find(".//div").attrib) == 50

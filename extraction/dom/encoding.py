@@ -75,6 +75,13 @@ WEB_ENCODINGS = ("utf_8", "cp1252", "gb18030", "gbk", "gb2312", "shift_jis", "cp
                  "big5hkscs", "cp1250", "iso8859_2", "cp1256", "cp1254", "cp1253", "iso8859_7", "cp874", "koi8_r",
                  "koi8_u", "cp1255", "iso8859_8", "cp1257", "iso8859_5", "iso8859_6", "cp866", "mac_cyrillic",
                  "cp1258", "iso2022_jp", "utf_16_le", "utf_16_be")
+# A declared charset is read only when it names one of these (``normalise_encoding``'s names): the encodings of the
+# detection above and those browsers decode that it leaves out. Python knows more (UTF-7, EBCDIC's cp037), which a
+# page declaring them by mistake would come out of as garbage ("+ADw-" read as "<"): such a declaration is no
+# evidence, as a browser ignores it.
+BROWSER_ENCODINGS = frozenset({codecs.lookup(name).name for name in WEB_ENCODINGS} | {
+    "utf-16", "iso8859-3", "iso8859-4", "iso8859-10", "iso8859-11", "iso8859-13", "iso8859-14", "iso8859-15",
+    "iso8859-16", "mac-roman", "tis-620", "cp932", "cp949"})
 # Matches charset-normalizer cannot tell apart (its own tolerances, ``CharsetMatch.__lt__``).
 _CHAOS_TIE = 0.005
 _COHERENCE_TIE = 0.02
@@ -150,13 +157,13 @@ _STRAY_RE = re.compile("[\udc80-\udcff]")  # bytes surrogateescape kept
 _CP1252 = [bytes([b]).decode("cp1252", "ignore") or chr(b) for b in range(256)]
 
 
-def mixed_utf8(body: bytes) -> tuple[str, float]:
-    """Return ``body`` read as UTF-8 with every byte outside a valid sequence read as windows-1252, and the
-    share of its non-ASCII bytes that were valid UTF-8 (1.0 for an ASCII body)."""
+def mixed_utf8(body: bytes) -> tuple[str, float, int]:
+    """Return ``body`` read as UTF-8 with every byte outside a valid sequence read as windows-1252, the share of
+    its non-ASCII bytes that were valid UTF-8 (1.0 for an ASCII body) and how many were not."""
     text = body.decode("utf-8", "surrogateescape")
     fixed, stray = _STRAY_RE.subn(lambda match: _CP1252[ord(match.group()) - 0xDC00], text)
     non_ascii = len(body.translate(None, _ASCII_BYTES))
-    return fixed, 1.0 - stray / non_ascii if non_ascii else 1.0
+    return fixed, 1.0 - stray / non_ascii if non_ascii else 1.0, stray
 
 
 def _try_decode(body: bytes, encoding: str | None) -> str | None:
@@ -168,20 +175,47 @@ def _try_decode(body: bytes, encoding: str | None) -> str | None:
         return None
 
 
+def declared_encoding(declared: str | None, source: str) -> str | None:
+    """Return the codec of a charset declared in the header or a ``<meta>`` (``source``), None when no browser
+    decodes with it (``BROWSER_ENCODINGS``). A ``<meta>`` naming UTF-16 means UTF-8, as the HTML standard reads it:
+    the bytes that held the declaration were ASCII, which UTF-16 is not."""
+    encoding = normalise_encoding(declared)
+    if encoding not in BROWSER_ENCODINGS:
+        return None
+    return "utf-8" if source == "meta" and encoding.startswith("utf-16") else encoding
+
+
+def _few_strays(valid: float, stray: int) -> bool:
+    """Return True when a page declared (or marked by a BOM) as UTF-8 is UTF-8 with a few stray bytes: most of its
+    non-ASCII bytes valid (``MIXED_UTF8_SHARE``), or at most ``MAX_REPLACED_CHARS`` that are not (a German page
+    with a dozen umlauts and two stray non-breaking spaces)."""
+    return valid >= MIXED_UTF8_SHARE or stray <= MAX_REPLACED_CHARS
+
+
 def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
     """Decode an HTML body; returns the text, the codec and the evidence that chose it."""
     for bom, bom_codec in _BOMS:
         if body.startswith(bom):
             rest = body[len(bom) :]
-            return DecodedHtml(mixed_utf8(rest)[0] if bom_codec == "utf-8" else rest.decode(bom_codec, "replace"),
-                               bom_codec, "bom")
-    candidates: list[tuple[str, str | None]] = [
-        ("header", header_charset(content_type)),
-        ("meta", meta_charset(body)),
-        ("utf-8", "utf-8"),
-    ]
-    for source, declared in candidates:
-        encoding = normalise_encoding(declared)
+            if bom_codec == "utf-8":
+                mixed, valid, stray = mixed_utf8(rest)
+                if _few_strays(valid, stray):
+                    return DecodedHtml(mixed, bom_codec, "bom")
+            elif not rest or b"\x00" in rest[:1024]:  # UTF-16 and -32 write ASCII markup with NUL bytes
+                return DecodedHtml(rest.decode(bom_codec, "replace"), bom_codec, "bom")
+            body = rest  # a BOM the bytes after it contradict (a GBK page after a UTF-8 BOM) is no evidence
+            break
+    header = declared_encoding(header_charset(content_type), "header")
+    meta = declared_encoding(meta_charset(body), "meta")
+    if header == "cp1252" and meta is not None:
+        header = None  # many servers send ISO-8859-1 by default: the page's own declaration knows better
+    if "cp1252" in (header, meta) and not body.isascii() and _double_byte(body) \
+            and mixed_utf8(body)[1] < MIXED_UTF8_SHARE:
+        cjk = _cjk_decode(body)  # CJK text under a Latin declaration (the same default, or a template's)
+        if cjk is not None:
+            return cjk
+    candidates: list[tuple[str, str | None]] = [("header", header), ("meta", meta), ("utf-8", "utf-8")]
+    for source, encoding in candidates:
         text = _try_decode(body, encoding)
         if text is not None and encoding is not None:
             if source != "utf-8" and _single_byte(encoding) and not body.isascii():
@@ -191,37 +225,59 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
             return DecodedHtml(text, encoding, source)
     # A declared charset with a few broken bytes (a truncated GBK character, a stray byte) is
     # still the page's charset: decode with replacements when they stay rare; UTF-8's strays as windows-1252.
-    for source, declared in candidates[:2]:
-        encoding = normalise_encoding(declared)
+    for source, encoding in candidates[:2]:
         if encoding is None:
             continue
         if encoding == "utf-8":
-            text, valid = mixed_utf8(body)
-            if valid >= MIXED_UTF8_SHARE:
+            text, valid, stray = mixed_utf8(body)
+            if _few_strays(valid, stray):
                 return DecodedHtml(text, encoding, source)
             continue
         text = body.decode(encoding, "replace")
         if text.count("\ufffd") <= max(MAX_REPLACED_CHARS, MAX_REPLACED_SHARE * len(text)):
             return DecodedHtml(text, encoding, source)
-    mixed, valid = mixed_utf8(body)
+    mixed, valid, _stray = mixed_utf8(body)
     if valid >= MIXED_UTF8_SHARE:
         return DecodedHtml(mixed, "utf-8", "utf-8")
     detected = _detect(body)
     if detected is None or _single_byte(detected):
-        for codec in CJK_CODECS:
-            text = body.decode(codec, "replace")
-            broken = text.count("\ufffd")
-            if broken > max(MAX_REPLACED_CHARS, MAX_REPLACED_SHARE * len(text)):
-                continue
-            # Text, not one byte pair over and over (UTF-8 mojibake reads as a few kanji), that detection, the
-            # broken bytes left out, takes for this codec.
-            if len(set(text) - _ASCII_CHARS) >= MIN_DISTINCT_CHARS \
-                    and _detect(text.replace("\ufffd", "").encode(codec)) == codec:
-                return DecodedHtml(text, codec, "detected")
+        cjk = _cjk_decode(body)
+        if cjk is not None:
+            return cjk
     guessed = _try_decode(body, detected)
     if guessed is not None and detected is not None:
         return DecodedHtml(guessed, detected, "detected")
     return DecodedHtml(body.decode("cp1252", "replace"), "cp1252", "fallback")
+
+
+# Non-ASCII bytes in runs of two or more: most of CJK double-byte text (all of GBK's; Big5 and Shift_JIS put some
+# second bytes in ASCII's range: 0.59 on a Shift_JIS page of CleanEval), while Latin text written in windows-1252
+# has one such byte between ASCII letters ("für", "café": at most 0.4 on the datasets' pages, a run of "§§§§§"
+# aside). Over the share, the CJK codecs are tried (``_cjk_decode``), which the Latin pages fail.
+_HIGH_RUN_RE = re.compile(rb"[\x80-\xff]{2,}")
+DOUBLE_BYTE_SHARE = 0.5
+
+
+def _double_byte(body: bytes) -> bool:
+    """Return True when at least ``DOUBLE_BYTE_SHARE`` of the body's non-ASCII bytes, and ``MIN_DISTINCT_CHARS``
+    pairs of them, stand in runs, as CJK double-byte text's do."""
+    paired = sum(map(len, _HIGH_RUN_RE.findall(body)))
+    return paired >= 2 * MIN_DISTINCT_CHARS and paired >= DOUBLE_BYTE_SHARE * len(body.translate(None, _ASCII_BYTES))
+
+
+def _cjk_decode(body: bytes) -> DecodedHtml | None:
+    """Return ``body`` read with the first CJK codec (``CJK_CODECS``) it holds text in, a few broken bytes
+    allowed: text, not one byte pair over and over (UTF-8 mojibake reads as a few kanji), that detection, the
+    broken bytes left out, takes for that codec. None when it holds none."""
+    for codec in CJK_CODECS:
+        text = body.decode(codec, "replace")
+        broken = text.count("\ufffd")
+        if broken > max(MAX_REPLACED_CHARS, MAX_REPLACED_SHARE * len(text)):
+            continue
+        if len(set(text) - _ASCII_CHARS) >= MIN_DISTINCT_CHARS \
+                and _detect(text.replace("\ufffd", "").encode(codec)) == codec:
+            return DecodedHtml(text, codec, "detected")
+    return None
 
 
 def _detect(body: bytes) -> str | None:

@@ -115,9 +115,69 @@ def test_utf8_with_stray_windows_1252_bytes_reads_both() -> None:
         decoded = decode_html(head + article.encode() + stray)
         assert decoded.encoding == "utf-8" and decoded.source == ("meta" if head else "utf-8")
         assert article in decoded.text and "© 2008 Café “Bistro”" in decoded.text and "\ufffd" not in decoded.text
-    assert mixed_utf8(b"plain") == ("plain", 1.0)
-    text, valid = mixed_utf8("é".encode() * 9 + b"\xe9")
-    assert text == "é" * 10 and valid == pytest.approx(18 / 19)
+    assert mixed_utf8(b"plain") == ("plain", 1.0, 0)
+    text, valid, stray = mixed_utf8("é".encode() * 9 + b"\xe9")
+    assert text == "é" * 10 and valid == pytest.approx(18 / 19) and stray == 1
+
+
+def test_a_declared_utf8_page_with_a_few_strays_among_few_non_ascii_bytes_stays_utf8() -> None:
+    """Two stray non-breaking spaces in a German page of a few umlauts are a fifth of its non-ASCII bytes: the
+    page's UTF-8 declaration stands (detection read it as windows-1250: "fĂĽr" for "für")."""
+    page = '<meta charset="utf-8"><title>Expeditionen in Übersee</title><p>Wir planen Reisen für Bergsteiger.'
+    body = page.encode() + b"\xa0Die H\xc3\xbctte\xa0liegt hoch.</p>"
+    decoded = decode_html(body)
+    assert (decoded.encoding, decoded.source) == ("utf-8", "meta")
+    assert "Übersee" in decoded.text and "für" in decoded.text and "Hütte" in decoded.text
+    undeclared = decode_html(body.replace(b'<meta charset="utf-8">', b""))
+    assert undeclared.encoding != "utf-8"  # undeclared, the share alone decides (MIXED_UTF8_SHARE)
+
+
+@pytest.mark.parametrize(("codec", "text", "expected"), [("gbk", ZH_SIMPLIFIED, "gb18030"),
+                                                         ("big5", ZH_TRADITIONAL, "big5hkscs")])
+@pytest.mark.parametrize("declared", ["header", "meta"])
+def test_chinese_under_a_latin_declaration_is_read_as_chinese(codec: str, text: str, expected: str,
+                                                              declared: str) -> None:
+    """Servers send ISO-8859-1 by default, and templates carry a windows-1252 <meta>: GBK or Big5 bytes under
+    either came out as mojibake ("ÀûÒæ¼¯ÍÅ")."""
+    body = _page(text).encode(codec)
+    if declared == "meta":
+        decoded = decode_html(b"<meta charset=iso-8859-1>" + body)
+    else:
+        decoded = decode_html(body, "text/html; charset=ISO-8859-1")
+    assert decoded.encoding == expected and text in decoded.text
+
+
+def test_latin_text_under_a_latin_declaration_stays_latin() -> None:
+    for text in ("<p>Größere Häuser für Familien, Straßen und Plätze.</p>" * 40, "<p>§§§§§ Façade « été »</p>" * 40):
+        decoded = decode_html(b"<meta charset=iso-8859-1>" + text.encode("cp1252"))
+        assert (decoded.encoding, decoded.source) == ("cp1252", "meta") and text in decoded.text
+
+
+def test_a_default_latin_header_gives_way_to_the_pages_meta() -> None:
+    text = "<p>Привет, мир. Новости дня и погода в Москве.</p>" * 10
+    body = b"<meta charset=windows-1251>" + text.encode("cp1251")
+    decoded = decode_html(body, "text/html; charset=ISO-8859-1")
+    assert (decoded.encoding, decoded.source) == ("cp1251", "meta") and text in decoded.text
+    assert decode_html(body, "text/html; charset=koi8-r").encoding == "koi8-r"  # another header still wins
+
+
+def test_a_declaration_no_browser_reads_is_no_evidence() -> None:
+    """UTF-7 and EBCDIC are Python codecs, not web encodings: a page declaring one is read without it. A <meta>
+    naming UTF-16 means UTF-8 (HTML standard: the declaration itself was read as ASCII)."""
+    page = "<title>Headline</title><p>Straße und Café</p>"
+    for charset in ("utf-7", "cp037", "utf-16", "utf-16le"):
+        decoded = decode_html(f'<meta charset="{charset}">{page}'.encode())
+        assert decoded.encoding == "utf-8" and page in decoded.text, charset
+
+
+def test_a_bom_the_bytes_contradict_is_no_evidence() -> None:
+    text = _page(ZH_SIMPLIFIED)
+    after_utf8_bom = decode_html(codecs.BOM_UTF8 + b"<meta charset=gbk>" + text.encode("gbk"))
+    assert after_utf8_bom.encoding == "gb18030" and ZH_SIMPLIFIED in after_utf8_bom.text
+    after_utf16_bom = decode_html(codecs.BOM_UTF16_LE + text.encode("utf-8"))
+    assert after_utf16_bom.encoding == "utf-8" and ZH_SIMPLIFIED in after_utf16_bom.text
+    real = decode_html(codecs.BOM_UTF16_LE + text.encode("utf-16-le"))
+    assert (real.encoding, real.source) == ("utf-16-le", "bom") and ZH_SIMPLIFIED in real.text
 
 
 def test_a_legacy_page_is_not_taken_for_utf8_with_strays() -> None:

@@ -31,6 +31,7 @@ MANY_ATTRIBUTES = 1000
 MANY_EQUALS = 20000
 _LONG_TAG_RE = re.compile(r"<[a-zA-Z][^<>]{20000,}>")
 _TAG_NAME_RE = re.compile(r"<([^\s/<>]+)")
+_ATTRIBUTE_RE = re.compile(r"\s[^\s=<>\"'/]+\s*=")  # a name and its "=" (not a query's "=" inside a value)
 TITLE_MAX_CHARS = 300  # a longer text is no title: a <title> with markup in it has run on into the page's source
 
 
@@ -56,9 +57,10 @@ def parse_html(text: str) -> html.HtmlElement:
 
 
 def _fewer_attributes(tag: re.Match[str]) -> str:
-    """Return a start tag of more than ``MANY_ATTRIBUTES`` attributes as its name alone, any other as it is."""
+    """Return a start tag of more than ``MANY_ATTRIBUTES`` attributes as its name alone, any other (a long data
+    URI, a JSON value of many addresses) as it is."""
     text = tag.group()
-    if text.count("=") <= MANY_ATTRIBUTES:
+    if len(_ATTRIBUTE_RE.findall(text)) <= MANY_ATTRIBUTES:
         return text
     name = _TAG_NAME_RE.match(text)
     return f"<{name.group(1) if name else 'span'}>"

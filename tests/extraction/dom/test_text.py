@@ -231,3 +231,7 @@ def test_a_start_tag_of_too_many_attributes_keeps_its_name_only() -> None:
     assert not root.find(".//div").attrib
     few = parse_html("<div " + " ".join(f'a{i}="v"' for i in range(50)) + "><p>x</p></div>")
     assert len(few.find(".//div").attrib) == 50
+    # A long value holding many "=" (a JSON of image addresses with their queries) is one attribute.
+    addresses = " ".join(f"https://x.org/i.jpg?w={i}&amp;h={i}" for i in range(MANY_EQUALS))
+    props = parse_html(f'<div class="hero" data-props="{addresses}"><p>x</p></div>')
+    assert props.find(".//div").get("class") == "hero"

@@ -24,9 +24,9 @@ _XML_DECL_RE = re.compile(r"^\s*<\?xml[^>]*\?>", re.IGNORECASE)
 # libxml2 checks each attribute of a start tag against the ones before it: time quadratic in their number (20,000
 # on one <div> took a second, 200,000 minutes, in the crawl's own process, which parses every page for its
 # links). A start tag of more than ``MANY_ATTRIBUTES`` keeps its name only. Only a page with more "=" signs than
-# ``MANY_EQUALS`` in all (24 of the datasets' 6,594 pages, none with such a tag) is searched for such a tag (20 KB or longer),
-# which bounds the parse of any other page to about a second. The count reads the page at about 1 GB/s (0.2 ms
-# on WCXB's pages of 250 KB, under 1% of their extraction).
+# ``MANY_EQUALS`` in all (24 of the datasets' 6,594 pages, none with such a tag) is searched for such a tag (20 KB
+# or longer), which bounds the parse of any other page to about a second. The count reads the page at about 1 GB/s
+# (0.2 ms on WCXB's pages of 250 KB, under 1% of their extraction).
 MANY_ATTRIBUTES = 1000
 MANY_EQUALS = 20000
 _LONG_TAG_RE = re.compile(r"<[a-zA-Z][^<>]{20000,}>")

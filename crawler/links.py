@@ -20,6 +20,9 @@ _SCHEMES = frozenset({"http", "https", "file"})
 _DENY_EXTENSIONS = tuple(f".{extension}" for extension in IGNORED_EXTENSIONS)
 # A site's pages repeat their navigation links: each distinct (link, encoding) is made safe once.
 SAFE_URL_CACHE = 16_384
+# Longer links are left out, before the cache: Scrapy's URLLENGTH_LIMIT default, which would drop their requests
+# anyway (pages of links of 100 KB each kept gigabytes in the cache).
+MAX_LINK_CHARS = 2083
 
 
 def page_links(root: html.HtmlElement, url: str, encoding: str = "utf-8") -> list[str]:
@@ -30,6 +33,8 @@ def page_links(root: html.HtmlElement, url: str, encoding: str = "utf-8") -> lis
     for element in root.iter("a", "area"):
         href = element.get("href")
         if href is None:
+            continue
+        if len(href) > MAX_LINK_CHARS:
             continue
         try:
             link = _safe_url(urljoin(base_url, strip_html5_whitespace(href)), encoding)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from typing import Literal
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
 
@@ -39,13 +39,16 @@ def canonical_url(url: str, trailing_slash: TrailingSlash = "keep") -> str:
     remaining query parameters sorted and percent-encoding normalised (w3lib), and the
     trailing slash of the path kept, stripped or added (``add`` leaves paths whose last
     segment looks like a file name, such as ``story.html``, alone). The root path is
-    always ``/``.
+    always ``/``. Raises ValueError for a URL no request can have (a port over 65535, a broken IPv6 host).
     """
     parts = urlsplit(url.strip())
-    query = urlencode(
-        [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if not is_tracking_param(k)]
-    )
+    # The parameters as the page wrote them, tracking ones left out: decoding them as UTF-8 (``parse_qsl``) made
+    # a GBK query ("?kw=%C4%E3") U+FFFD, a URL the page never linked; w3lib sorts and re-encodes them as bytes.
+    query = "&".join(piece for piece in parts.query.split("&")
+                     if piece and not is_tracking_param(unquote_plus(piece.split("=", 1)[0])))
     netloc = parts.hostname or ""
+    if ":" in netloc:
+        netloc = f"[{netloc}]"  # an IPv6 address (``hostname`` drops its brackets)
     if parts.port is not None and DEFAULT_PORTS.get(parts.scheme.lower()) != parts.port:
         netloc = f"{netloc}:{parts.port}"
     if parts.username:

@@ -16,12 +16,15 @@ def feed_date(value: str | None) -> str | None:
     value = value.strip()
     try:
         return parsedate_to_datetime(value).isoformat()
-    except (TypeError, ValueError, IndexError):
+    except (TypeError, ValueError, IndexError, OverflowError):  # a year of 20 digits overflows
         return value  # ISO 8601 already (Atom, dc:date), or left to the metadata step's parser
 
 
-_NEWS_ENTRY_RE = re.compile(rb"<(?:\w+:)?loc>\s*([^<]+?)\s*</(?:\w+:)?loc>.*?"
-                            rb"<(?:\w+:)?publication_date>\s*([^<]+?)\s*</", re.S)
+# One pattern per tag, each without quantifiers that overlap (a pattern spanning both, "\s*([^<]+?)\s*</" then
+# ".*?", took seconds on a sitemap with an unclosed <loc> of 2,000 spaces: its backtracking grew with the cube).
+_LOC_RE = re.compile(rb"<(?:\w+:)?loc>([^<]*)</(?:\w+:)?loc>")
+_PUBLICATION_DATE_RE = re.compile(rb"<(?:\w+:)?publication_date>([^<]*)</")
+_URL_END_RE = re.compile(rb"</(?:\w+:)?url>")
 
 
 def news_publication_dates(body: bytes) -> dict[str, str]:
@@ -29,11 +32,12 @@ def news_publication_dates(body: bytes) -> dict[str, str]:
     if b"publication_date" not in body:
         return {}
     dates = {}
-    for chunk in re.split(rb"</(?:\w+:)?url>", body):
-        match = _NEWS_ENTRY_RE.search(chunk)
-        if match:
-            dates[match.group(1).decode("utf-8", "replace").replace("&amp;", "&")] = match.group(2).decode(
-                "utf-8", "replace")
+    for chunk in _URL_END_RE.split(body):
+        loc = _LOC_RE.search(chunk)
+        published = _PUBLICATION_DATE_RE.search(chunk, loc.end()) if loc else None
+        if loc and published and loc.group(1).strip() and published.group(1).strip():
+            dates[loc.group(1).strip().decode("utf-8", "replace").replace("&amp;", "&")] = \
+                published.group(1).strip().decode("utf-8", "replace")
     return dates
 
 

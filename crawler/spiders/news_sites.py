@@ -18,6 +18,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import UTC, datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from parsel import Selector
 from scrapy import Request, Spider, signals
@@ -38,6 +39,7 @@ from crawler.sitetypes import SiteTypeEvidence
 from crawler.spiders.fetching import amp_links, fetch_info, politeness
 from crawler.spiders.listings import feed_date, news_publication_dates, xml_text
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
+from crawler.urls import registered_domain
 from extraction.page import Page
 from extraction.record import Record
 from templates_db.state import KnownPage, QueuedPage
@@ -49,6 +51,16 @@ PAGE_PRIORITY = 1
 
 # Largest decompressed sitemap we read (the sitemaps.org limit is 50 MB uncompressed).
 SITEMAP_MAX_BYTES = 50 * 1024 * 1024
+# Sitemap indexes followed below a configured sitemap (real sites nest two or three).
+SITEMAP_INDEX_DEPTH = 5
+
+
+def _joined(response: Response, link: str) -> str | None:
+    """Return a feed's or sitemap's link made absolute against the response, None for a malformed one."""
+    try:
+        return response.urljoin(link.strip())
+    except ValueError:  # a broken IPv6 host ("http://[::1/b")
+        return None
 
 
 class NewsSitesSpider(Spider):
@@ -66,6 +78,7 @@ class NewsSitesSpider(Spider):
         self.crawl_state: CrawlStateManager
         self.site_types: SiteTypeEvidence
         self._local_state: dict[str, Any] = {}
+        self._sitemaps: set[str] = set()  # sitemaps requested in this run (canonical)
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -182,6 +195,8 @@ class NewsSitesSpider(Spider):
     def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str) -> Request:
         # Pages often link to their feed and sitemap: seen, so they are not fetched as pages.
         self._state["seen"].add(site.canonical(url))
+        if kind == "sitemap":
+            self._sitemaps.add(site.canonical(url))  # requested once a run (``_child_sitemaps``)
         # dont_filter: revisited every round; JOBDIR's saved duplicate filter would drop it for good.
         return Request(url, callback=callback, errback=self.on_error, dont_filter=True,
                        meta={"site": site.name, "kind": kind, "aux_url": url, **politeness(site)})
@@ -195,7 +210,9 @@ class NewsSitesSpider(Spider):
         revisited in a new round. ``depth`` is the link depth when the request does not come from a callback;
         ``listed``: a feed or a news sitemap listed it (article evidence for the page type's site evidence).
         """
-        url = url or site.canonical(found_url)
+        url = url or self._canonical(site, found_url)
+        if url is None:
+            return None
         if not site.allows(url):
             self._stat("crawl/skipped/outside_site")
             return None
@@ -255,7 +272,9 @@ class NewsSitesSpider(Spider):
         seen = self._state["seen"]
         candidates: dict[str, tuple[str, str | None]] = {}
         for found_url, listed_date in found:
-            url = site.canonical(found_url)
+            url = self._canonical(site, found_url)
+            if url is None:
+                continue
             if url in seen or url in candidates:
                 self._stat("crawl/skipped/duplicate")
                 continue
@@ -298,6 +317,15 @@ class NewsSitesSpider(Spider):
 
     def _site(self, name: str) -> SiteConfig:
         return self.site_list.named(name)
+
+    def _canonical(self, site: SiteConfig, url: str) -> str | None:
+        """Return the site's canonical form of a URL, None (counted) for one no request can have: a port over
+        65535, a broken IPv6 host, in a page's link, a feed or a sitemap."""
+        try:
+            return site.canonical(url)
+        except ValueError:
+            self._stat("crawl/skipped/malformed_url")
+            return None
 
     # -- callbacks --
 
@@ -374,7 +402,8 @@ class NewsSitesSpider(Spider):
         self._stat("crawl/feed/entries", len(entries))
         # The entry's date goes with the request: a source of the page's date.
         depth = response.meta.get("depth", 0) + 1
-        found = [(response.urljoin(link), feed_date(date)) for link, date in entries]
+        found = [(url, feed_date(date)) for url, date in ((_joined(response, link), date) for link, date in entries)
+                 if url is not None]
         requests = self._schedule(site, found, depth, from_listing=[url for url, _ in found])
         self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "feed")
         yield from requests
@@ -383,9 +412,9 @@ class NewsSitesSpider(Spider):
         """Yield page requests for a sitemap's URLs, or sitemap requests for an index."""
         site = self._site(response.meta["site"])
         body = response.body
-        if body[:2] == b"\x1f\x8b":
-            body = gunzip(body, max_size=SITEMAP_MAX_BYTES)
         try:
+            if body[:2] == b"\x1f\x8b":  # a truncated or corrupt stream, or one over SITEMAP_MAX_BYTES: unreadable
+                body = gunzip(body, max_size=SITEMAP_MAX_BYTES)
             sitemap = Sitemap(body)
         except Exception as exc:  # lxml raises several types on garbage
             logger.warning("Unreadable sitemap %s: %s", response.url, exc)
@@ -396,9 +425,7 @@ class NewsSitesSpider(Spider):
         if sitemap.type == "sitemapindex":
             # Not recorded as visited: its children are, each once its URLs are queued, so a run killed before
             # them fetches the index again and then only the children not yet visited in the round.
-            for entry in entries:
-                if self._aux_due(entry["loc"], site):
-                    yield self._aux_request(entry["loc"], site, self.parse_sitemap, "sitemap")
+            yield from self._child_sitemaps(response, site, [entry["loc"] for entry in entries])
             return
         published = news_publication_dates(body)
         found = [(entry["loc"], published.get(entry["loc"]) or entry.get("lastmod") or None) for entry in entries]
@@ -406,6 +433,33 @@ class NewsSitesSpider(Spider):
         requests = self._schedule(site, found, response.meta.get("depth", 0) + 1, from_listing=published)
         self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "sitemap")
         yield from requests
+
+    def _child_sitemaps(self, response: Response, site: SiteConfig, locs: list[str]) -> Iterator[Request]:
+        """Yield the requests for a sitemap index's children: HTTP(S) addresses in the index's own domain (the
+        sitemap protocol keeps them on its host; sites spread them over their subdomains) or inside the site, each
+        once a run (an index that lists itself, or a cycle, was fetched forever), at most ``SITEMAP_INDEX_DEPTH``
+        indexes deep (a generated chain of indexes). A relative address is read against the index's; ``file:``,
+        ``data:``, other domains and bare IP addresses are not fetched."""
+        depth = response.meta.get("sitemap_depth", 0) + 1
+        domain = registered_domain(urlsplit(response.url).hostname or "")
+        for loc in locs:
+            url = _joined(response, loc)
+            canonical = self._canonical(site, url) if url is not None else None
+            if url is None or canonical is None:
+                continue
+            parts = urlsplit(url)
+            same_domain = parts.hostname is not None and registered_domain(parts.hostname) == domain
+            if parts.scheme not in ("http", "https") or not (same_domain or site.allows(canonical)):
+                self._stat("crawl/skipped/sitemap_outside_site")
+                continue
+            if canonical in self._sitemaps or depth > SITEMAP_INDEX_DEPTH:
+                self._stat("crawl/skipped/sitemap_repeated" if canonical in self._sitemaps
+                           else "crawl/skipped/sitemap_too_deep")
+                continue
+            if self._aux_due(url, site):
+                request = self._aux_request(url, site, self.parse_sitemap, "sitemap")
+                request.meta["sitemap_depth"] = depth
+                yield request
 
     def on_error(self, failure: Failure) -> Iterator[Record]:
         """Turn a failed page request into an item with ``error``; log other failures."""
@@ -456,8 +510,8 @@ class NewsSitesSpider(Spider):
     def canonical(self, site_name: str, url: str) -> str | None:
         """Return ``url`` in the site's canonical form when it is inside the site, else None."""
         site = self._site(site_name)
-        canonical = site.canonical(url)
-        return canonical if site.allows(canonical) else None
+        canonical = self._canonical(site, url)
+        return canonical if canonical is not None and site.allows(canonical) else None
 
     def mark_seen(self, urls: Iterable[str]) -> None:
         """Add URLs to this run's seen set (aliases of a fetched article: never fetched themselves)."""

@@ -19,6 +19,11 @@ from crawler.urls import canonical_url, is_tracking_param, url_has_prefix
         ("http://a.test/x?fbclid=abc&gclid=1&spm=a.b", "http://a.test/x"),
         ("http://a.test/x?b=2&a=1", "http://a.test/x?a=1&b=2"),
         ("http://a.test/新闻/x?q=中文", "http://a.test/%E6%96%B0%E9%97%BB/x?q=%E4%B8%AD%E6%96%87"),
+        # A GBK query as the page wrote it (decoded as UTF-8 it became U+FFFD: a URL the page never linked, and
+        # distinct pages one), and an IPv6 host in its brackets (without them the port could not be read).
+        ("http://a.test/list.php?kw=%C4%E3%BA%C3&utm_source=x", "http://a.test/list.php?kw=%C4%E3%BA%C3"),
+        ("http://[2001:DB8::1]:8080/news/1", "http://[2001:db8::1]:8080/news/1"),
+        ("http://[::1]/x", "http://[::1]/x"),
     ],
 )
 def test_canonical_url(url: str, expected: str) -> None:
@@ -57,3 +62,9 @@ def test_tracking_params() -> None:
 def test_url_has_prefix_longest() -> None:
     assert url_has_prefix("http://a.test/en/x", ("http://a.test/", "http://a.test/en/")) == "http://a.test/en/"
     assert url_has_prefix("http://b.test/", ("http://a.test/",)) is None
+
+
+@pytest.mark.parametrize("url", ["http://a.test:99999/x", "http://a.test:abc/x", "http://[::1/x"])
+def test_a_url_no_request_can_have_raises(url: str) -> None:
+    with pytest.raises(ValueError):
+        canonical_url(url)

@@ -271,7 +271,15 @@ class NewsSitesSpider(Spider):
         listing = set(from_listing)
         seen = self._state["seen"]
         candidates: dict[str, tuple[str, str | None]] = {}
-        for found_url, listed_date in found:
+        state = self.crawl_state
+        budget = site.max_pages - self._state["pages"].get(site.name, 0)
+        for index, (found_url, listed_date) in enumerate(found):
+            # Over the site's budget nothing more can be requested: the rest of a sitemap of a million URLs is not
+            # canonicalised (20 s of the crawl's thread). Without a state every candidate takes budget; with one,
+            # those it has done do not, so only an exhausted budget stops.
+            if budget <= 0 or (not state.active and len(candidates) >= budget):
+                self._stat(f"crawl/skipped/max_pages/{site.name}", len(found) - index)
+                break
             url = self._canonical(site, found_url)
             if url is None:
                 continue
@@ -286,7 +294,6 @@ class NewsSitesSpider(Spider):
                 self._stat("crawl/skipped/before_since")
                 continue
             candidates[url] = (found_url, listed_date)
-        state = self.crawl_state
         known = state.known(candidates) if state.active and candidates else {}
         requests, queue = [], []
         for url, (found_url, listed_date) in candidates.items():

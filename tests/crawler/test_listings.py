@@ -143,3 +143,16 @@ def test_broken_sitemaps_and_links_lose_nothing_else(tmp_path: Path) -> None:
                                                                                                "http://s.test/f"]
     assert stats.get_value("crawl/skipped/malformed_url") == 3  # the broken IPv6 feed link fails to join
     assert canonical_url("http://[2001:db8::1]:8080/news/1") == "http://[2001:db8::1]:8080/news/1"
+
+
+def test_a_sitemap_past_the_sites_budget_is_not_read_further(tmp_path: Path) -> None:
+    """Entries over max_pages cannot be requested: they are counted, not canonicalised (a sitemap of a million URLs
+    took 20 s of the crawl's thread)."""
+    spider = _spider(tmp_path)
+    urlset = ('<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+              + "".join(f"<url><loc>http://s.test/news/{i}</loc></url>" for i in range(1500)) + "</urlset>").encode()
+    requests = _fetched(spider, "http://s.test/sitemap.xml", urlset)
+    assert len(requests) == 1000 and requests[-1].url == "http://s.test/news/999"
+    assert spider.crawler.stats.get_value("crawl/skipped/max_pages/s") == 500  # type: ignore[union-attr]
+    assert _fetched(spider, "http://s.test/sitemap2.xml", urlset) == []
+    assert spider.crawler.stats.get_value("crawl/skipped/max_pages/s") == 2000  # type: ignore[union-attr]

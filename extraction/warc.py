@@ -304,6 +304,7 @@ class Capture:
     rendered: str | None = None
     screenshot: bytes | None = None
     complete: bool = False  # the metadata record was read (a capture cut by a kill has none)
+    record_id: str | None = None  # its response record's WARC-Record-ID, which its other records refer to
 
     @property
     def content_type(self) -> str | None:
@@ -326,7 +327,7 @@ class Capture:
         fields: dict[str, Any] = {name: self.metadata[name] for name in FETCH_FIELDS if name in self.metadata}
         record = Record(**fields)
         record.rendered = bool(self.metadata.get("rendered"))
-        record.flags = list(self.metadata.get("flags", ()))
+        record.flags = [flag for flag in self.metadata.get("flags") or () if isinstance(flag, str)]
         record.warc_file, record.warc_offset, record.warc_length = self.location.file, self.location.offset, \
             self.location.length
         for name, key in (("key", "url"), ("capture", "capture")):
@@ -355,57 +356,134 @@ def _with_request(http: HttpExchange, request: Any) -> HttpExchange:
 def read_capture(path: str | Path, offset: int) -> Capture | None:
     """Return the capture whose response record is at ``offset`` of a WARC file (a record's ``warc_file`` and
     ``warc_offset``), or None when it is not whole there."""
-    return next(read_captures(path, offset, limit=1), None)
+    capture = next(read_captures(path, offset, limit=1), None)
+    return capture if capture is not None and capture.location.offset == offset else None  # not one further on
+
+
+# A record's block read into memory at most (a page, its rendered DOM, its screenshot): the crawl keeps pages under
+# DOWNLOAD_MAXSIZE (8 MiB) and screenshots under a few MiB; a longer record is damage or another tool's.
+MAX_RECORD_BYTES = 64 * 1024 * 1024
+_GZIP_MEMBER = b"\x1f\x8b\x08"
+_WARC_LINE = b"WARC/1."
+# The record kinds a capture is made of, and which of them the reader needs the block of.
+_CONTENT_KINDS = frozenset({"response", "metadata", "conversion", "resource"})
+
+
+class _Damaged(Exception):
+    """One capture of a WARC file cannot be read (its records are there, their content is not what it should be)."""
 
 
 def read_captures(path: str | Path, offset: int = 0, limit: int | None = None) -> Iterator[Capture]:
     """Yield the complete captures of a WARC file in file order, from ``offset`` (at most ``limit``).
 
     A file cut short (a crawl killed while writing) yields what is whole and logs one warning; a capture whose
-    metadata record is missing is skipped the same way."""
+    metadata record is missing is skipped the same way. Damage (a corrupt gzip member, a record whose headers or
+    metadata are not what the crawl writes) costs the captures it touches, each logged: reading goes on at the next
+    gzip member (the next ``WARC/1.`` line of an uncompressed file), so the rest of the file is read."""
     name = str(path)
     yielded = 0
+    size = os.path.getsize(path)
     with open(path, "rb") as handle:
-        handle.seek(offset)
-        iterator = ArchiveIterator(handle, no_record_parse=False, arc2warc=False)
+        marker = _GZIP_MEMBER if handle.read(2) == _GZIP_MEMBER[:2] else _WARC_LINE
+        position: int | None = offset
         current: Capture | None = None
-        current_id = None
-        try:
-            for warc in iterator:
-                kind = warc.rec_type
-                content = warc.raw_stream.read()  # a response's payload (after its HTTP headers), else the block
-                # Read after the content: asking for the offset first would skip it (warcio reads to the end).
-                location = WarcLocation(name, iterator.get_record_offset(), iterator.get_record_length())
-                if kind == "response":
-                    if current is not None and current.complete:
-                        yield current
-                        yielded += 1
-                        if limit is not None and yielded >= limit:
-                            return
-                    current = Capture(location, warc.rec_headers.get_header("WARC-Target-URI") or "",
-                                      warc.rec_headers.get_header("WARC-Date") or "", _exchange(warc), content)
-                    current_id = warc.rec_headers.get_header("WARC-Record-ID")
-                    continue
-                if current is None:
-                    continue  # warcinfo, or records of a capture that began before ``offset``
-                refers = warc.rec_headers.get_header("WARC-Concurrent-To") or warc.rec_headers.get_header(
-                    "WARC-Refers-To")
-                if refers != current_id:
-                    continue
-                if kind == "request":
-                    current.http = _with_request(current.http, warc)
-                elif kind == "metadata":
-                    current.metadata = json.loads(content.decode("utf-8"))
-                    current.complete = True
-                elif kind == "conversion":
-                    current.rendered = content.decode("utf-8", "surrogatepass")
-                elif kind == "resource" and (warc.rec_headers.get_header("WARC-Target-URI") or "").startswith(
-                        SCREENSHOT_URN):
-                    current.screenshot = content
-        except (ArchiveLoadFailed, zlib.error, EOFError, ValueError) as exc:
-            logger.warning("WARC file %s is cut short or damaged after offset %d: %s", name,
-                           current.location.offset if current else offset, exc)
+        while position is not None:
+            handle.seek(position)
+            iterator = ArchiveIterator(handle, no_record_parse=False, arc2warc=False)
+            read_to = position  # the end of the last record read whole
+            try:
+                for warc in iterator:
+                    kind = warc.rec_type
+                    # A response's payload (after its HTTP headers), else the block; only the kinds a capture needs.
+                    content = warc.raw_stream.read(MAX_RECORD_BYTES + 1) if kind in _CONTENT_KINDS else b""
+                    # Read after the content: asking for the offset first would skip it (warcio reads to the end).
+                    location = WarcLocation(name, iterator.get_record_offset(), iterator.get_record_length())
+                    read_to = location.offset + location.length
+                    try:
+                        if len(content) > MAX_RECORD_BYTES:
+                            raise _Damaged(f"a {kind} record over {MAX_RECORD_BYTES} bytes")
+                        if kind == "response":
+                            if current is not None and current.complete:
+                                yield current
+                                yielded += 1
+                                if limit is not None and yielded >= limit:
+                                    return
+                            elif current is not None:
+                                _skipped(name, current.location.offset, "its metadata record is missing")
+                            current = None
+                            current = Capture(location, warc.rec_headers.get_header("WARC-Target-URI") or "",
+                                              warc.rec_headers.get_header("WARC-Date") or "", _exchange(warc), content)
+                            current.record_id = warc.rec_headers.get_header("WARC-Record-ID")
+                            continue
+                        if current is None:
+                            continue  # warcinfo, or records of a capture that began before ``offset`` or was damaged
+                        refers = warc.rec_headers.get_header("WARC-Concurrent-To") or warc.rec_headers.get_header(
+                            "WARC-Refers-To")
+                        if refers != current.record_id:
+                            continue
+                        if kind == "request":
+                            current.http = _with_request(current.http, warc)
+                        elif kind == "metadata":
+                            metadata = json.loads(content.decode("utf-8"))
+                            if not isinstance(metadata, dict):
+                                raise _Damaged(f"its metadata is a JSON {type(metadata).__name__}, not an object")
+                            current.metadata = _checked(metadata)
+                            current.complete = True
+                        elif kind == "conversion":
+                            current.rendered = content.decode("utf-8", "surrogatepass")
+                        elif kind == "resource" and (warc.rec_headers.get_header("WARC-Target-URI") or "").startswith(
+                                SCREENSHOT_URN):
+                            current.screenshot = content
+                    except (_Damaged, ValueError, TypeError, AttributeError, RecursionError, OverflowError) as exc:
+                        _skipped(name, current.location.offset if current is not None else location.offset,
+                                 f"{type(exc).__name__}: {exc}")
+                        current = None
+            except (ArchiveLoadFailed, zlib.error, EOFError, ValueError, TypeError, AttributeError,
+                    OverflowError) as exc:
+                logger.warning("WARC file %s is cut short or damaged after offset %d: %s", name, read_to,
+                               f"{type(exc).__name__}: {exc}"[:300])
+                if current is not None and current.location.offset + current.location.length > read_to:
+                    current = None  # its response was the record that failed
+                position = _next_record(handle, read_to + 1, marker, size)
+                continue
+            # warcio stops at a gzip member it cannot inflate as if the file ended there (a message on stderr only).
+            position = _next_record(handle, read_to + 1, marker, size) if read_to < size else None
+            if position is not None:
+                logger.warning("WARC file %s is damaged after offset %d: reading on at offset %d", name, read_to,
+                               position)
         if current is not None and current.complete:
             yield current
         elif current is not None:
             logger.warning("WARC file %s ends inside a capture (offset %d): skipped", name, current.location.offset)
+
+
+# The types of the metadata record's values (``capture_metadata``): a value of another type (another tool's, a
+# damaged file's) is left out, as if the crawl had not written it; None stays.
+_METADATA_TYPES: dict[str, type] = {
+    **dict.fromkeys(("url", "canonical_url", "final_url", "site", "fetched_at", "key", "capture", "content_type",
+                     "refetch", "listed_date"), str),
+    **dict.fromkeys(("status", "depth", "fetch_ms", "render_ms", "page_height", "screenshot_height"), int),
+    **dict.fromkeys(("rendered", "listed"), bool), **dict.fromkeys(("flags", "redirect_urls"), list)}
+
+
+def _checked(metadata: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in metadata.items()
+            if value is None or name not in _METADATA_TYPES or isinstance(value, _METADATA_TYPES[name])}
+
+
+def _skipped(name: str, offset: int, why: str) -> None:
+    logger.warning("WARC file %s: the capture at offset %d is damaged or cut short, skipped: %s", name, offset,
+                   why[:300])
+
+
+def _next_record(handle: IO[bytes], start: int, marker: bytes, size: int) -> int | None:
+    """Return the offset of the next gzip member (or ``WARC/1.`` line) at or after ``start``, None at the end."""
+    chunk_size = 1 << 20
+    while start < size:
+        handle.seek(start)
+        chunk = handle.read(chunk_size + len(marker))
+        found = chunk.find(marker)
+        if found >= 0:
+            return start + found
+        start += chunk_size
+    return None

@@ -155,12 +155,16 @@ class Command(ScrapyCommand):
         reextractor = Reextractor(None if opts.no_templates else StoredHints(self.settings),
                                   DedupConfig.from_settings(self.settings),
                                   self.settings.getbool("EXPORT_ERROR_ITEMS", True))
-        pages = failed = written = 0
+        pages = failed = written = unreadable = 0
         finished = False
         out: IO[str] = sys.stdout
-        try:
-            if opts.output:
+        if opts.output:
+            try:
                 out = open(opts.output, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                queue.close(False)
+                raise UsageError(f"cannot write {opts.output}: {exc.strerror or exc}") from exc
+        try:
             with Progress(sum(Path(path).stat().st_size for path in paths), "Re-extracting", unit="B") as progress:
                 done = 0  # bytes of the captures done, over every file
 
@@ -178,12 +182,16 @@ class Command(ScrapyCommand):
 
                 offset = 0  # bytes of the files before this one
                 for path in paths:
-                    for capture in read_captures(path):
-                        # Progress by the files' compressed bytes: a capture ends where the next begins.
-                        end = offset + capture.location.offset
-                        # A capture read before has no page and gives no record; it keeps its place.
-                        page, record, key = reextractor.prepare(capture) or (None, None, "")
-                        write(queue.add((end, capture, key), page, record))
+                    try:
+                        for capture in read_captures(path):
+                            # Progress by the files' compressed bytes: a capture ends where the next begins.
+                            end = offset + capture.location.offset
+                            # A capture read before has no page and gives no record; it keeps its place.
+                            page, record, key = reextractor.prepare(capture) or (None, None, "")
+                            write(queue.add((end, capture, key), page, record))
+                    except OSError as exc:  # unreadable (permissions, a disk error): the other files go on
+                        logger.error("WARC file %s cannot be read: %s", path, exc.strerror or exc)
+                        unreadable += 1
                     write(queue.drain())
                     offset += Path(path).stat().st_size
                     progress.update(offset - done)
@@ -198,4 +206,4 @@ class Command(ScrapyCommand):
                     len(paths), written, failed, f"; not written: {skipped}" if skipped else "")
         if not pages:
             print("error: no capture found in " + " ".join(args), file=sys.stderr)
-        self.exitcode = 2 if not pages else 1 if written and failed == written else 0
+        self.exitcode = 2 if not pages else 1 if unreadable or (written and failed == written) else 0

@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -201,6 +202,75 @@ def test_reading_from_an_offset_gives_that_capture(tmp_path: Path) -> None:
                  for n in range(3)]
     second = read_capture(locations[1].file, locations[1].offset)
     assert second is not None and second.url == "http://news.example/a/1.html" and second.location == locations[1]
+
+
+def _five(tmp_path: Path) -> tuple[Path, list[Any]]:
+    writer = WarcWriter(tmp_path)
+    locations = [writer.write(_page(f"http://news.example/a/{n}.html"), _record(f"http://news.example/a/{n}.html"))
+                 for n in range(5)]
+    writer.close()
+    return Path(locations[0].file), locations
+
+
+@pytest.mark.parametrize("damage", ["one-byte", "eight-bytes", "a-foreign-record"])
+def test_damage_inside_a_file_costs_the_capture_it_touches_only(tmp_path: Path, damage: str,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """One changed byte inside a capture's gzip member made warcio stop as if the file ended there (a message on
+    stderr only), eight a zlib error: every capture after it was lost. Reading goes on at the next gzip member."""
+    path, locations = _five(tmp_path)
+    data = bytearray(path.read_bytes())
+    second = locations[1]
+    if damage == "a-foreign-record":  # a member that is no WARC record at all, between two captures
+        data[second.offset:second.offset] = gzip.compress(b"not a WARC record\r\n\r\n")
+    else:
+        middle = second.offset + second.length // 2
+        for at in range(middle, middle + (1 if damage == "one-byte" else 8)):
+            data[at] ^= 0x55
+    path.write_bytes(bytes(data))
+    urls = [capture.url for capture in read_captures(path)]
+    expected = [f"http://news.example/a/{n}.html" for n in range(5)]
+    assert urls == (expected if damage == "a-foreign-record" else expected[:1] + expected[2:])
+    assert "WARC file" in caplog.text and "damaged" in caplog.text
+    if damage != "a-foreign-record":
+        assert read_capture(path, second.offset) is None  # not the capture after it
+        assert read_capture(path, locations[2].offset) is not None
+
+
+def test_a_metadata_record_of_another_shape_costs_its_capture_or_its_values(tmp_path: Path,
+                                                                           caplog: pytest.LogCaptureFixture) -> None:
+    """A metadata record that is JSON but no object (a list) stopped the run; values of another type (a capture
+    id that is an object, a content type that is a number) raised later: the capture is skipped, the values are
+    left out."""
+    writer = WarcWriter(tmp_path)
+    for n in range(2):
+        writer.write(_page(f"http://news.example/a/{n}.html"), _record(f"http://news.example/a/{n}.html"))
+    writer.close()
+    path = Path(writer.files[0])
+    data = path.read_bytes()
+    members, start = [], 0
+    while start < len(data):  # one gzip member per record: rewrite the two metadata records
+        end = data.find(b"\x1f\x8b\x08", start + 1)
+        members.append(data[start:end if end > 0 else len(data)])
+        start = end if end > 0 else len(data)
+    replacements = iter(([1, 2], {"capture": {"x": 1}, "content_type": 7, "status": "200", "flags": "x",
+                                  "url": "http://news.example/a/1.html"}))
+    rewritten = []
+    for member in members:
+        text = gzip.decompress(member)
+        if b"WARC-Type: metadata" in text:
+            head = text.split(b"\r\n\r\n", 1)[0]
+            body = json.dumps(next(replacements)).encode()
+            head = b"\r\n".join(line if not line.startswith(b"Content-Length") else
+                                 b"Content-Length: " + str(len(body)).encode() for line in head.split(b"\r\n"))
+            member = gzip.compress(head + b"\r\n\r\n" + body + b"\r\n\r\n")
+        rewritten.append(member)
+    path.write_bytes(b"".join(rewritten))
+    captures = list(read_captures(path))
+    assert [capture.url for capture in captures] == ["http://news.example/a/1.html"]
+    assert "is a JSON list" in caplog.text
+    record = captures[0].record()
+    assert record.status is None and record.flags == [] and "capture" not in record.crawl
+    assert captures[0].content_type == "text/html"  # the response's own header
 
 
 def test_warc_dates() -> None:

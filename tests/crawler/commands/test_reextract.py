@@ -145,3 +145,10 @@ def test_reextract_of_a_crawl_gives_its_records(server: DemoServer, tmp_path: Pa
         if render:
             assert sum(item["text_source"] == "rendered" for item in crawl.items) == 8  # the DOM-read pages
         assert sum(bool(item["template_cleaning"]) for item in crawl.items) >= 90
+
+
+def test_an_output_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> None:
+    files = _archive(tmp_path / "warc", [("http://a.test/1", _article("A sentence of the article. "))])
+    for output in (tmp_path / "no" / "such" / "folder" / "out.jsonl", tmp_path / "warc"):
+        done = _run(str(files[0]), "-o", str(output), "-s", "TEMPLATES_ENABLED=False", "-s", "EXTRACT_WORKERS=0")
+        assert done.returncode == 2 and "cannot write" in done.stderr and "Traceback" not in done.stderr

@@ -54,6 +54,7 @@ class SQLiteDatabase:
             raise self.ERROR(f"cannot open the {self.KIND} {self.location}: {exc}") from exc
         try:
             self._check_integrity()
+            self._version()  # read-only: a file of another kind is refused before WAL mode rewrites its header
             self._set_wal(timeout)
             self._conn.execute("PRAGMA synchronous=NORMAL")
             self._check_schema()
@@ -93,7 +94,7 @@ class SQLiteDatabase:
         try:
             rows = self._conn.execute("PRAGMA quick_check").fetchall()
         except sqlite3.DatabaseError as exc:
-            raise self._corrupt(exc) from exc
+            raise self._error(exc) from exc  # corrupt, or locked by another process (which is no damage)
         if rows != [("ok",)]:
             raise self._corrupt("; ".join(str(row[0]) for row in rows[:3]))
 
@@ -142,6 +143,9 @@ class SQLiteDatabase:
     def _error(self, exc: sqlite3.Error) -> DatabaseError:
         if "malformed" in str(exc) or "not a database" in str(exc):
             return self._corrupt(exc)
+        if "locked" in str(exc) or "busy" in str(exc):
+            return self.ERROR(f"the {self.KIND} {self.location} is locked by another process ({exc}): wait for it "
+                              f"to finish, or {self.WHAT_TO_DO}")
         return self.ERROR(f"{self.KIND} {self.location}: {exc}")
 
     @contextmanager

@@ -378,7 +378,10 @@ class SQLiteCrawlState(SQLiteDatabase):
         if alias:
             result["alias_of_this_url"] = alias[1]
         if result.get("record"):
-            result["record"] = json.loads(result["record"])
+            try:
+                result["record"] = json.loads(result["record"])
+            except (ValueError, RecursionError):  # shown as stored: the rest of the page's row is still worth seeing
+                result["record_unreadable"] = True
         return result
 
     def forget(self, site: str) -> int:

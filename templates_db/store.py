@@ -10,6 +10,7 @@ nothing is lost to read-modify-write races. It does not import Scrapy.
 from __future__ import annotations
 
 import json
+import logging
 import sqlite3
 import time
 from collections.abc import Mapping, Sequence
@@ -18,6 +19,8 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_path
+
+logger = logging.getLogger(__name__)
 
 SCHEMA_VERSION = 2
 STORE_FILENAME = "templates.sqlite3"
@@ -244,14 +247,20 @@ class SQLiteTemplateStore(SQLiteDatabase):
             conn.execute("INSERT INTO parked (site, pages, tags) VALUES (?, ?, ?)", (site, batch.pages, tags))
 
     def claim(self, site: str) -> list[ParkedBatch]:
-        """Take (read and delete, atomically) the site's parked batches, oldest first."""
+        """Take (read and delete, atomically) the site's parked batches, oldest first. A batch whose counts cannot be
+        read (damage, another tool's row) is deleted with a warning; the others are taken."""
         with self._transaction() as conn:
             rows = conn.execute("SELECT id, pages, tags FROM parked WHERE site = ? ORDER BY id", (site,)).fetchall()
             conn.executemany("DELETE FROM parked WHERE id = ?", [(row[0],) for row in rows])
-        return [
-            ParkedBatch(pages, [(str(tag), str(text), int(freq)) for tag, text, freq in json.loads(tags)])
-            for _, pages, tags in rows
-        ]
+        batches = []
+        for batch_id, pages, tags in rows:
+            try:
+                batches.append(ParkedBatch(int(pages), [(str(tag), str(text), int(freq))
+                                                        for tag, text, freq in json.loads(tags)]))
+            except (ValueError, TypeError) as exc:  # it raised after the delete: the good batches went with it
+                logger.warning("Template store %s: parked batch %d of %s unreadable, dropped: %s", self.path,
+                               batch_id, site, exc)
+        return batches
 
     def sites(self) -> list[SiteSummary]:
         """Return a summary of every site with a learning state or a parked batch, sorted by site."""

@@ -73,10 +73,13 @@ class UnknownSite(Exception):
 
 
 def iso_time(timestamp: float | None) -> str:
-    """Return a unix time as ISO 8601 in UTC to the second, or "-" for None."""
+    """Return a unix time as ISO 8601 in UTC to the second, "-" for None, a value that is no time as it is."""
     if timestamp is None:
         return "-"
-    return datetime.fromtimestamp(timestamp, tz=UTC).isoformat(timespec="seconds")
+    try:
+        return datetime.fromtimestamp(timestamp, tz=UTC).isoformat(timespec="seconds")
+    except (TypeError, ValueError, OverflowError, OSError):  # a damaged store's text or out-of-range number
+        return str(timestamp)
 
 
 def shorten(text: str, limit: int = SHOW_TEXT_CHARS) -> str:
@@ -342,13 +345,19 @@ class Command(ScrapyCommand):
         if not paths:
             print("error: no .html/.htm(.gz) page found in " + " ".join(rest), file=sys.stderr)
             return 1
-        library = TemplateLibrary(self._open(config), config)
+        refused: list[str] = []  # the store's errors: the library logs each and goes on, as a crawl must
+        library = TemplateLibrary(self._open(config), config,
+                                  lambda key: refused.append(key) if key == "templates/store_error" else None)
         try:
             logger.info("Templates %s: building from %d pages (batches of %d, min frequency %d) into %s",
                         opts.site, len(paths), config.batch_pages, config.min_frequency, config.store)
             report = build_library(library, opts.site, paths)
         finally:
             library.close()
+        if refused:  # a read-only or locked store: "built" would be untrue (it said so, and exited 0)
+            print(f"error: the template store {config.store} refused {len(refused)} write(s) (above): the build of "
+                  f"{opts.site} is not stored, or not whole", file=sys.stderr)
+            return 1
         print(f"Built site {opts.site}: {report.pages} pages read, {report.failed} failed, "
               f"{report.batches} batches, {report.active} templates active"
               + (f", {report.drift_events} drift events" if report.drift_events else "")

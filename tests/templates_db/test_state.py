@@ -168,3 +168,16 @@ def test_a_killed_runs_exported_lines_after_its_last_completed_page_are_recovere
     third.begin(["s"])
     assert "state/recovered_exports" not in stats
     third.end("finished")
+
+
+def test_a_stored_record_that_is_no_json_is_shown_as_stored(tmp_path: Path) -> None:
+    """``scrapy state show`` read a damaged row's record with json.loads, and a traceback was all it showed."""
+    path = tmp_path / "s.sqlite3"
+    state = SQLiteCrawlState(path)
+    state.begin_run(["s"])
+    state.complete(_done("http://x/1", text_hash="h1", page_type="article"))
+    with sqlite3.connect(path) as conn:
+        conn.execute("UPDATE pages SET record = '{bad json' WHERE url = 'http://x/1'")
+    conn.close()
+    page = state.page("http://x/1")
+    assert page is not None and page["record_unreadable"] and page["record"] == "{bad json"

@@ -151,6 +151,19 @@ def test_park_and_claim(store: SQLiteTemplateStore) -> None:
     assert store.claim("other.org") == [ParkedBatch(1, [("a", "x", 1)])]
 
 
+def test_a_parked_batch_that_cannot_be_read_costs_itself_only(store: SQLiteTemplateStore,
+                                                               caplog: pytest.LogCaptureFixture) -> None:
+    """claim() deletes the site's batches and then reads them: one whose counts are not JSON raised there, and the
+    good ones were gone with it."""
+    store.park(SITE, ParkedBatch(3, [("a", "Home", 3)]))
+    with sqlite3.connect(store.path) as conn:
+        conn.execute("INSERT INTO parked (site, pages, tags) VALUES (?, 2, 'not json')", (SITE,))
+    conn.close()
+    store.park(SITE, ParkedBatch(1, [("p", "x", 1)]))
+    assert store.claim(SITE) == [ParkedBatch(3, [("a", "Home", 3)]), ParkedBatch(1, [("p", "x", 1)])]
+    assert "unreadable, dropped" in caplog.text and store.claim(SITE) == []
+
+
 def test_sites_summary(store: SQLiteTemplateStore) -> None:
     store.promote("b.org", 5, [Candidate("a", "Home", 5), Candidate("a", "News", 5)])
     store.retire("b.org", "drift")
@@ -356,9 +369,11 @@ def test_foreign_database_is_refused(tmp_path: Path) -> None:
     with sqlite3.connect(path) as conn:
         conn.execute("CREATE TABLE cookies (name TEXT, value TEXT)")
     conn.close()
+    before = path.read_bytes()
     with pytest.raises(TemplateStoreError, match="not a template store") as error:
         open_store(path)
     assert "cookies" in str(error.value)
+    assert path.read_bytes() == before  # left untouched: WAL mode rewrote its header before it was refused
 
 
 def test_fresh_file_is_at_current_schema(tmp_path: Path) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from crawler.commands.templates import iso_time
 from templates_db.store import Candidate, open_store
 from tests.crawl_helpers import REPO
 
@@ -278,3 +279,8 @@ def test_show_all_marks_retired_templates_and_drift_events(tmp_path: Path) -> No
     assert "Old home" not in active_only and "New home" in active_only
     listed = scrapy("templates", "list", store=tmp_path).stdout.splitlines()[1].split()
     assert listed[:8] == ["site", "1", "1", "2", "20", "2", "1", listed[7]]
+
+
+def test_iso_time_of_a_value_that_is_no_time_is_the_value() -> None:
+    assert iso_time(None) == "-" and iso_time(0) == "1970-01-01T00:00:00+00:00"
+    assert iso_time("yesterday") == "yesterday" and iso_time(1e300) == "1e+300"  # type: ignore[arg-type]

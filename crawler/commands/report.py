@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import json
 import logging
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -61,9 +62,12 @@ class Command(ScrapyCommand):
         stats: dict[str, Any] | None = None
         try:
             if opts.stats:
-                stats = json.loads(Path(opts.stats).read_text(encoding="utf-8"))
+                stats = _stats(opts.stats)
+            for feed in args:
+                if not Path(feed).is_file():
+                    raise ValueError(f"{feed} is not a file")
             sizes = [Path(feed).stat().st_size for feed in args]
-        except (OSError, ValueError) as exc:
+        except (OSError, ValueError, RecursionError) as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return
@@ -91,7 +95,31 @@ class Command(ScrapyCommand):
             return
         title = opts.title or "Crawl report: " + ", ".join(Path(feed).name for feed in args[:3]) + \
             (f" and {len(args) - 3} more" if len(args) > 3 else "")
-        path = write_report(opts.output or default_output(args[0]), summary, stats,
-                            opts.templates or self.settings.get("TEMPLATES_STORE"), title)
+        try:
+            path = write_report(opts.output or default_output(args[0]), summary, stats,
+                                opts.templates or self.settings.get("TEMPLATES_STORE"), title)
+        except OSError as exc:  # a folder, a missing or unwritable place: the records were read, nothing is written
+            print(f"error: cannot write the report to {opts.output or default_output(args[0])}: "
+                  f"{exc.strerror or exc}", file=sys.stderr)
+            self.exitcode = 2
+            return
         print(f"Report of {summary.records} records written to {path}")
         self.exitcode = 0
+
+
+# Scrapy's stats that are text (the others are counts and seconds, which the report computes with).
+TEXT_STATS = ("start_time", "finish_time", "finish_reason")
+
+
+def _stats(path: str) -> dict[str, Any]:
+    """Return the crawl's stats file: a JSON object of numbers (and Scrapy's few texts); other values, another
+    tool's or damage, are left out. Raises ValueError naming the file when it is no JSON object."""
+    try:
+        stats = json.loads(Path(path).read_text(encoding="utf-8"))
+    except ValueError as exc:
+        raise ValueError(f"{path} is not a JSON stats file: {exc}") from exc
+    if not isinstance(stats, dict):
+        raise ValueError(f"{path} is not a stats file: a JSON {type(stats).__name__}, not an object")
+    return {key: value for key, value in stats.items()
+            if (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value))
+            or (key in TEXT_STATS and isinstance(value, str))}

@@ -31,7 +31,7 @@ def load_screenshot(item: Sampled) -> bytes | None:
         if item.warc_file and item.warc_offset is not None:
             capture = read_capture(item.warc_file, item.warc_offset)
             return capture.screenshot if capture is not None else None
-    except OSError as exc:
+    except (OSError, ValueError) as exc:  # gone, or an offset no file has
         logger.warning("Screenshot of %s not found: %s", item.url, exc)
     return None
 
@@ -58,7 +58,9 @@ def write_report(path: str | Path, summary: CrawlSummary, stats: Mapping[str, An
 
     page = render_report(summary, stats, template_counts(templates_store, list(summary.sites)), load_screenshot,
                          title)
-    target = Path(path)
+    target = Path(path).resolve()  # through a symbolic link: replacing the link would leave its file as it was
+    if target.exists() and not target.is_file():
+        raise IsADirectoryError(21, "not a regular file (a folder, a device)", str(target))
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # created with the umask's permissions
     try:

@@ -132,7 +132,7 @@ class CrawlSummary:
             site.rendered += 1
         for name, histogram in (("fetch_ms", self.fetch_ms), ("render_ms", self.render_ms)):
             value = record.get(name)
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
                 histogram.add(value)
         moment = _timestamp(record.get("fetched_at"))
         if moment is not None:
@@ -153,16 +153,21 @@ class CrawlSummary:
             site.empty += 1
         else:
             site.languages[str(record.get("lang") or "unknown")] += 1
-        if (record.get("template_cleaning") or {}).get("removed_nodes"):
+        cleaning = record.get("template_cleaning")
+        if isinstance(cleaning, dict) and cleaning.get("removed_nodes"):
             site.cleaned += 1
         self._offer(record, page_type, text)
 
     def _offer(self, record: Mapping[str, Any], page_type: str, text: str) -> None:
         """Reservoir-sample the record among its type's (a page with a screenshot replaces one without)."""
         chosen = Sampled(url=str(record.get("url") or ""), site=str(record.get("site") or ""), page_type=page_type,
-                         confidence=record.get("page_type_confidence"), title=str(record.get("title") or ""),
-                         text=text[:SAMPLE_TEXT_CHARS], warc_file=record.get("warc_file"),
-                         warc_offset=record.get("warc_offset"), screenshot_file=record.get("screenshot_file"),
+                         confidence=_number(record.get("page_type_confidence")),
+                         title=str(record.get("title") or ""), text=text[:SAMPLE_TEXT_CHARS],
+                         # Paths and offsets of other types are another tool's or damage: an integer "warc_file"
+                         # was opened as a file descriptor (the process's own stdout, then closed).
+                         warc_file=_of_type(record.get("warc_file"), str),
+                         warc_offset=_of_type(record.get("warc_offset"), int),
+                         screenshot_file=_of_type(record.get("screenshot_file"), str),
                          rendered=bool(record.get("rendered")))
         sample = self.sample[page_type]
         if len(sample) < SAMPLE_PER_TYPE:
@@ -176,6 +181,18 @@ class CrawlSummary:
         slot = self._rng.randrange(SAMPLE_PER_TYPE + self._seen[page_type])
         if slot < SAMPLE_PER_TYPE and (chosen.has_screenshot or not sample[slot].has_screenshot):
             sample[slot] = chosen
+
+
+def _of_type(value: Any, kind: type) -> Any:
+    """Return ``value`` when it is of ``kind`` (not a bool for int; no NUL in a path), else None."""
+    if not isinstance(value, kind) or isinstance(value, bool) or (isinstance(value, str) and "\x00" in value):
+        return None
+    return value
+
+
+def _number(value: Any) -> float | None:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) \
+        else None
 
 
 def _timestamp(value: Any) -> float | None:

@@ -95,3 +95,27 @@ def test_scrapy_report_makes_the_same_report_from_the_outputs(crawl: CrawlResult
                           timeout=120).returncode == 1
     assert subprocess.run([sys.executable, "-m", "scrapy", "report", str(tmp_path / "missing.jsonl")], cwd=REPO,
                           capture_output=True, timeout=120).returncode == 2
+
+
+def test_a_stats_file_or_output_of_another_shape_is_an_error_naming_it(tmp_path: Path) -> None:
+    feed = tmp_path / "feed.jsonl"
+    feed.write_text(json.dumps({"url": "http://a.test/1", "site": "a", "page_type": "article", "text": "x" * 300})
+                    + "\n", encoding="utf-8")
+
+    def report(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "scrapy", "report", *args, "--nolog"], cwd=REPO,
+                              capture_output=True, text=True, timeout=120, check=False)
+
+    listed = tmp_path / "list.json"
+    listed.write_text("[1, 2]", encoding="utf-8")
+    done = report(str(feed), "--stats", str(listed), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 2 and "list.json is not a stats file" in done.stderr
+    for output in (tmp_path, tmp_path / "feed.jsonl" / "r.html"):
+        done = report(str(feed), "-o", str(output))
+        assert done.returncode == 2 and "cannot write the report" in done.stderr and "Traceback" not in done.stderr
+    assert report(str(tmp_path)).returncode == 2  # a folder given as a feed
+    odd = tmp_path / "odd.json"
+    odd.write_text(json.dumps({"item_scraped_count": "5", "elapsed_time_seconds": 2, "start_time": "today"}),
+                   encoding="utf-8")
+    done = report(str(feed), "--stats", str(odd), "-o", str(tmp_path / "r.html"))
+    assert done.returncode == 0, done.stderr

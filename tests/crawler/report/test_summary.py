@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from crawler.report import CrawlSummary
+from pathlib import Path
+
+from crawler.report import CrawlSummary, load_screenshot
 from crawler.report.html import render_report
-from crawler.report.summary import SAMPLE_PER_TYPE, LogHistogram
+from crawler.report.summary import SAMPLE_PER_TYPE, LogHistogram, Sampled
 
 
 def _record(n: int, site: str = "a", page_type: str = "article", **fields: object) -> dict[str, object]:
@@ -61,6 +63,26 @@ def test_a_report_of_odd_names_and_values() -> None:
     page = render_report(summary, {"crawl/site/a$_\\$<b>": 1, "start_time": "2026-11-25 07:00:00"})
     assert '<td class="">a$_\\$&lt;b&gt;</td>' in page and "a$_\\$<b>" not in page  # escaped, drawn as text
     assert summary.records == 2 and summary.sites["(no site)"].empty == 1
+
+
+def test_fields_of_another_type_are_left_out_of_the_sample_and_counts(tmp_path: Path) -> None:
+    """A feed's fields of another type (another tool's, damage): an infinite time, a cleaning that is a list, an
+    integer WARC file (opened as a file descriptor: the process's own stdout, then closed), a negative offset."""
+    summary = CrawlSummary()
+    for n, odd in enumerate(({"fetch_ms": float("inf")}, {"fetch_ms": float("nan")}, {"template_cleaning": [1]},
+                             {"rendered": True, "warc_file": 1, "warc_offset": 0},
+                             {"rendered": True, "warc_file": str(tmp_path / "x.warc.gz"), "warc_offset": "abc"},
+                             {"rendered": True, "screenshot_file": 5},
+                             {"rendered": True, "screenshot_file": "a\x00b", "page_type_confidence": "high"})):
+        summary.add(_record(n, **odd))
+    sampled = [item for items in summary.sample.values() for item in items]
+    assert all(item.warc_file is None or isinstance(item.warc_file, str) for item in sampled)
+    assert all(item.warc_offset in (None, 0) and item.screenshot_file is None and item.confidence is None
+               for item in sampled)
+    assert summary.fetch_ms.total == 5 and summary.records == 7
+    assert "Crawl report" in render_report(summary, None, None, load_screenshot)
+    assert load_screenshot(Sampled("u", "a", "article", None, "", "", str(tmp_path / "x.warc.gz"), -5, None, True)) \
+        is None
 
 
 def test_histogram_bins() -> None:

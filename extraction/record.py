@@ -90,6 +90,17 @@ class Record:
             self.page = page
         return {name: values[name] for name in EXPORT_FIELDS}
 
+    def json_line(self) -> str:
+        """Return the record as one JSON line (no newline): UTF-8 text, or ASCII escapes when it holds a lone
+        surrogate (a file name whose bytes are no UTF-8, which Python keeps so: ``json.loads`` then
+        ``os.fsencode`` give the bytes back; written as text it stopped the output at that record)."""
+        line = json.dumps(self.as_dict(), ensure_ascii=False)
+        try:
+            line.encode("utf-8")
+        except UnicodeEncodeError:
+            return json.dumps(self.as_dict())
+        return line
+
 
 # What the crawl knows of a page before processing it (the spider's, and the renderer's): kept in the WARC
 # archive's metadata record, from which ``scrapy reextract`` starts the record again (``flags`` too, apart).

@@ -49,7 +49,6 @@ from __future__ import annotations
 import argparse
 import glob
 import gzip
-import json
 import logging
 import os
 import sys
@@ -333,7 +332,7 @@ class Command(ScrapyCommand):
                             logger.warning("Could not render %s (typed without the screenshot): %s",
                                            record.html_file, render_error)
                         failed += record.error is not None
-                        out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
+                        out.write(record.json_line() + "\n")
                         progress.update(failed=failed)
 
                 for path, screenshot, render_error in pages:

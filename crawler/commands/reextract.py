@@ -31,7 +31,6 @@ Exit status: 0; 1 when every record written failed; 2 when no WARC file or captu
 from __future__ import annotations
 
 import argparse
-import json
 import logging
 import sys
 from collections import Counter
@@ -176,7 +175,7 @@ class Command(ScrapyCommand):
                         if record is not None:
                             failed += record.error is not None
                             written += 1
-                            out.write(json.dumps(record.as_dict(), ensure_ascii=False) + "\n")
+                            out.write(record.json_line() + "\n")
                         progress.update(end - done, pages=pages, written=written, failed=failed)
                         done = end
 

@@ -93,7 +93,7 @@ class Command(ScrapyCommand):
             print("error: no record in " + " ".join(args), file=sys.stderr)
             self.exitcode = 1
             return
-        title = opts.title or "Crawl report: " + ", ".join(Path(feed).name for feed in args[:3]) + \
+        title = opts.title or "Crawl report: " + ", ".join(_shown(Path(feed).name) for feed in args[:3]) + \
             (f" and {len(args) - 3} more" if len(args) > 3 else "")
         try:
             path = write_report(opts.output or default_output(args[0]), summary, stats,
@@ -105,6 +105,11 @@ class Command(ScrapyCommand):
             return
         print(f"Report of {summary.records} records written to {path}")
         self.exitcode = 0
+
+
+def _shown(name: str) -> str:
+    """Return a file name as text (bytes that are no UTF-8 as U+FFFD: the report is written as UTF-8)."""
+    return name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
 
 
 # Scrapy's stats that are text (the others are counts and seconds, which the report computes with).

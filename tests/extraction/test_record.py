@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import dataclasses
+import json
+import os
 
 import jsonschema
 import pytest
@@ -42,3 +44,13 @@ def test_schema_rejects_what_it_should() -> None:
                 {"text": None}):
         with pytest.raises(jsonschema.ValidationError):
             jsonschema.validate({**values, **bad}, schema())
+
+
+def test_a_record_with_a_file_name_no_utf8_holds_is_one_json_line_that_gives_it_back() -> None:
+    """A WARC or HTML file whose name's bytes are no UTF-8 (Python keeps them as lone surrogates) stopped
+    `scrapy reextract` and `scrapy extract` at its first record: the line escapes them, and they read back."""
+    name = os.fsdecode(b"/data/caf\xe9.warc.gz")
+    line = Record(url="http://a.test/", warc_file=name, text="中文 text").json_line()
+    line.encode("utf-8")
+    assert os.fsencode(json.loads(line)["warc_file"]) == b"/data/caf\xe9.warc.gz" and "\n" not in line
+    assert "中文" in Record(url="http://a.test/", text="中文 text").json_line()  # UTF-8 text otherwise

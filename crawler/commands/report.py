@@ -15,7 +15,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from scrapy.exceptions import UsageError
 
 from crawler.progress import Progress
 from crawler.report import CrawlSummary, write_report
+from crawler.report.summary import finite_number
 
 logger = logging.getLogger(__name__)
 
@@ -126,5 +126,4 @@ def _stats(path: str) -> dict[str, Any]:
     if not isinstance(stats, dict):
         raise ValueError(f"{path} is not a stats file: a JSON {type(stats).__name__}, not an object")
     return {key: value for key, value in stats.items()
-            if (isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value))
-            or (key in TEXT_STATS and isinstance(value, str))}
+            if finite_number(value) or (key in TEXT_STATS and isinstance(value, str))}

@@ -31,7 +31,7 @@ def load_screenshot(item: Sampled) -> bytes | None:
         if item.warc_file and item.warc_offset is not None:
             capture = read_capture(item.warc_file, item.warc_offset)
             return capture.screenshot if capture is not None else None
-    except (OSError, ValueError) as exc:  # gone, or an offset no file has
+    except (OSError, ValueError, OverflowError) as exc:  # gone, or an offset no file has
         logger.warning("Screenshot of %s not found: %s", item.url, exc)
     return None
 

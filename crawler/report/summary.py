@@ -131,8 +131,8 @@ class CrawlSummary:
         if record.get("rendered"):
             site.rendered += 1
         for name, histogram in (("fetch_ms", self.fetch_ms), ("render_ms", self.render_ms)):
-            value = record.get(name)
-            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            value = _number(record.get(name))
+            if value is not None:
                 histogram.add(value)
         moment = _timestamp(record.get("fetched_at"))
         if moment is not None:
@@ -190,9 +190,18 @@ def _of_type(value: Any, kind: type) -> Any:
     return value
 
 
+def finite_number(value: Any) -> bool:
+    """Return True for an int or float (not a bool) that is finite, also as a float (JSON's ints have no bound)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        return False
+    try:
+        return math.isfinite(value)
+    except OverflowError:  # an int past float's range
+        return False
+
+
 def _number(value: Any) -> float | None:
-    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value) \
-        else None
+    return float(value) if finite_number(value) else None
 
 
 def _timestamp(value: Any) -> float | None:

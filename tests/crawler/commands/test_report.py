@@ -115,7 +115,7 @@ def test_a_stats_file_or_output_of_another_shape_is_an_error_naming_it(tmp_path:
         assert done.returncode == 2 and "cannot write the report" in done.stderr and "Traceback" not in done.stderr
     assert report(str(tmp_path)).returncode == 2  # a folder given as a feed
     odd = tmp_path / "odd.json"
-    odd.write_text(json.dumps({"item_scraped_count": "5", "elapsed_time_seconds": 2, "start_time": "today"}),
-                   encoding="utf-8")
+    odd.write_text(json.dumps({"item_scraped_count": "5", "elapsed_time_seconds": 2, "start_time": "today",
+                               "log_count/INFO": 10**400}), encoding="utf-8")
     done = report(str(feed), "--stats", str(odd), "-o", str(tmp_path / "r.html"))
     assert done.returncode == 0, done.stderr

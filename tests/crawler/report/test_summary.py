@@ -69,7 +69,7 @@ def test_fields_of_another_type_are_left_out_of_the_sample_and_counts(tmp_path: 
     """A feed's fields of another type (another tool's, damage): an infinite time, a cleaning that is a list, an
     integer WARC file (opened as a file descriptor: the process's own stdout, then closed), a negative offset."""
     summary = CrawlSummary()
-    for n, odd in enumerate(({"fetch_ms": float("inf")}, {"fetch_ms": float("nan")}, {"template_cleaning": [1]},
+    for n, odd in enumerate(({"fetch_ms": float("inf")}, {"fetch_ms": 10**400}, {"template_cleaning": [1]},
                              {"rendered": True, "warc_file": 1, "warc_offset": 0},
                              {"rendered": True, "warc_file": str(tmp_path / "x.warc.gz"), "warc_offset": "abc"},
                              {"rendered": True, "screenshot_file": 5},
@@ -81,8 +81,9 @@ def test_fields_of_another_type_are_left_out_of_the_sample_and_counts(tmp_path: 
                for item in sampled)
     assert summary.fetch_ms.total == 5 and summary.records == 7
     assert "Crawl report" in render_report(summary, None, None, load_screenshot)
-    assert load_screenshot(Sampled("u", "a", "article", None, "", "", str(tmp_path / "x.warc.gz"), -5, None, True)) \
-        is None
+    for offset in (-5, 10**30):
+        assert load_screenshot(Sampled("u", "a", "article", None, "", "", str(tmp_path / "x.warc.gz"), offset, None,
+                                       True)) is None
 
 
 def test_histogram_bins() -> None:

@@ -420,6 +420,9 @@ def read_captures(path: str | Path, offset: int = 0, limit: int | None = None) -
                         refers = warc.rec_headers.get_header("WARC-Concurrent-To") or warc.rec_headers.get_header(
                             "WARC-Refers-To")
                         if refers != current.record_id:
+                            if kind == "metadata":  # the last record of a capture whose response was not read
+                                _skipped(name, location.offset, f"its metadata refers to {refers}, a record not "
+                                                                "read as a response (another WARC-Type, no id)")
                             continue
                         if kind == "request":
                             current.http = _with_request(current.http, warc)

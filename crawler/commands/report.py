@@ -82,11 +82,13 @@ class Command(ScrapyCommand):
                             continue
                         try:
                             record = json.loads(raw)
-                        except ValueError:
+                        except (ValueError, RecursionError):
                             bad += 1  # a line cut by a killed crawl
                             continue
                         if isinstance(record, dict):
                             summary.add(record)
+                        else:
+                            bad += 1  # JSON, but no record (a list, a number): another file's line
         if bad:
             logger.warning("%d lines of %s are not JSON records: left out", bad, ", ".join(args))
         if not summary.records:

@@ -273,6 +273,26 @@ def test_a_metadata_record_of_another_shape_costs_its_capture_or_its_values(tmp_
     assert captures[0].content_type == "text/html"  # the response's own header
 
 
+def test_a_capture_whose_response_is_of_another_type_is_named(tmp_path: Path,
+                                                                caplog: pytest.LogCaptureFixture) -> None:
+    """Its records refer to a response never read: the capture was dropped without a word."""
+    path, _locations = _five(tmp_path)
+    data = path.read_bytes()
+    members, start = [], 0
+    while start < len(data):
+        end = data.find(b"\x1f\x8b\x08", start + 1)
+        members.append(data[start:end if end > 0 else len(data)])
+        start = end if end > 0 else len(data)
+    responses = [i for i, member in enumerate(members) if b"WARC-Type: response" in gzip.decompress(member)]
+    second = responses[1]
+    members[second] = gzip.compress(gzip.decompress(members[second]).replace(b"WARC-Type: response",
+                                                                             b"WARC-Type: responze", 1))
+    path.write_bytes(b"".join(members))
+    urls = [capture.url for capture in read_captures(path)]
+    assert urls == [f"http://news.example/a/{n}.html" for n in (0, 2, 3, 4)]
+    assert "a record not read as a response" in caplog.text
+
+
 def test_warc_dates() -> None:
     assert warc_date("2026-11-25T10:00:00+01:00") == "2026-11-25T09:00:00Z"
     assert warc_date("2026-11-25T10:00:00.250000") == "2026-11-25T10:00:00.250000Z"

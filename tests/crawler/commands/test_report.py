@@ -114,6 +114,11 @@ def test_a_stats_file_or_output_of_another_shape_is_an_error_naming_it(tmp_path:
         done = report(str(feed), "-o", str(output))
         assert done.returncode == 2 and "cannot write the report" in done.stderr and "Traceback" not in done.stderr
     assert report(str(tmp_path)).returncode == 2  # a folder given as a feed
+    mixed = tmp_path / "mixed.jsonl"
+    mixed.write_text(feed.read_text(encoding="utf-8") + "[1, 2]\n7\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "scrapy", "report", str(mixed), "-o", str(tmp_path / "m.html")],
+                          cwd=REPO, capture_output=True, text=True, timeout=120, check=False)
+    assert done.returncode == 0 and "2 lines of" in done.stderr  # JSON, but no records: counted, not silent
     odd = tmp_path / "odd.json"
     odd.write_text(json.dumps({"item_scraped_count": "5", "elapsed_time_seconds": 2, "start_time": "today",
                                "log_count/INFO": 10**400}), encoding="utf-8")

@@ -150,19 +150,18 @@ class Command(ScrapyCommand):
         library = None if opts.no_templates else frozen_library(self.settings)
         if library is not None:
             logger.info("Templates and page-type votes from %s (frozen)", library.config.store)
+        out: IO[str] = sys.stdout
+        if opts.output:  # before the workers start: an output that cannot be written is a usage error
+            try:
+                out = open(opts.output, "w", encoding="utf-8")  # noqa: SIM115
+            except OSError as exc:
+                raise UsageError(f"cannot write {opts.output}: {exc.strerror or exc}") from exc
         queue: InOrder[tuple[int, Capture, str]] = page_queue(self.settings, workers, library)
         reextractor = Reextractor(None if opts.no_templates else StoredHints(self.settings),
                                   DedupConfig.from_settings(self.settings),
                                   self.settings.getbool("EXPORT_ERROR_ITEMS", True))
         pages = failed = written = unreadable = 0
         finished = False
-        out: IO[str] = sys.stdout
-        if opts.output:
-            try:
-                out = open(opts.output, "w", encoding="utf-8")  # noqa: SIM115
-            except OSError as exc:
-                queue.close(False)
-                raise UsageError(f"cannot write {opts.output}: {exc.strerror or exc}") from exc
         try:
             with Progress(sum(Path(path).stat().st_size for path in paths), "Re-extracting", unit="B") as progress:
                 done = 0  # bytes of the captures done, over every file

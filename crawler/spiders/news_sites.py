@@ -194,9 +194,10 @@ class NewsSitesSpider(Spider):
 
     def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str) -> Request:
         # Pages often link to their feed and sitemap: seen, so they are not fetched as pages.
-        self._state["seen"].add(site.canonical(url))
+        canonical = site.canonical(url)
+        self._state["seen"].add(canonical)
         if kind == "sitemap":
-            self._sitemaps.add(site.canonical(url))  # requested once a run (``_child_sitemaps``)
+            self._sitemaps.add(canonical)  # requested once a run (``_child_sitemaps``)
         # dont_filter: revisited every round; JOBDIR's saved duplicate filter would drop it for good.
         return Request(url, callback=callback, errback=self.on_error, dont_filter=True,
                        meta={"site": site.name, "kind": kind, "aux_url": url, **politeness(site)})
@@ -459,9 +460,11 @@ class NewsSitesSpider(Spider):
             if parts.scheme not in ("http", "https") or not (same_domain or site.allows(canonical)):
                 self._stat("crawl/skipped/sitemap_outside_site")
                 continue
-            if canonical in self._sitemaps or depth > SITEMAP_INDEX_DEPTH:
-                self._stat("crawl/skipped/sitemap_repeated" if canonical in self._sitemaps
-                           else "crawl/skipped/sitemap_too_deep")
+            if canonical in self._sitemaps:
+                self._stat("crawl/skipped/sitemap_repeated")
+                continue
+            if depth > SITEMAP_INDEX_DEPTH:
+                self._stat("crawl/skipped/sitemap_too_deep")
                 continue
             if self._aux_due(url, site):
                 request = self._aux_request(url, site, self.parse_sitemap, "sitemap")

@@ -360,7 +360,7 @@ def _tidy(record: Record) -> None:
     record.authors = [name for name in map(tidy_text, record.authors) if name]
     record.tags = [tag for tag in map(tidy_text, record.tags) if tag]
     if record.entries:
-        record.entries = [{**entry, "title": tidy_text(entry["title"] or "") or entry["title"]}
+        record.entries = [{**entry, "title": tidy_text(entry["title"]) or None if entry["title"] else entry["title"]}
                           for entry in record.entries]
 
 

@@ -42,6 +42,19 @@ FAST_SETTINGS = {
     "LOG_LEVEL": "INFO",
 }
 
+# A timeout a slow page is sure to pass, and such a page: the extraction workers' pool (pebble) looks at its running
+# pages every 0.1 s, so a page that finishes within that may beat any smaller timeout (CI's fast cores extracted the
+# tests' one-paragraph pages before a 1 ms timeout was looked at). The slow page takes about 4 s on the 2-core dev
+# machine, over ten times SLOW_PAGE_TIMEOUT and the pool's look on a machine several times faster.
+SLOW_PAGE_TIMEOUT = 0.1
+
+
+def slow_page(blocks: int = 40_000) -> bytes:
+    """Return a page of ``blocks`` paragraphs, each with a link (4.5 MB): its extraction takes seconds."""
+    body = "".join(f"<div><p>Sentence {n} of a long article, with words enough to be text.</p>"
+                   f"<a href='/x{n}'>link {n}</a></div>" for n in range(blocks))
+    return f"<html><head><title>T</title></head><body>{body}</body></html>".encode()
+
 
 @dataclass
 class CrawlResult:

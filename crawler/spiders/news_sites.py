@@ -26,7 +26,6 @@ from scrapy.crawler import Crawler
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.gz import gunzip
-from scrapy.utils.sitemap import Sitemap
 from twisted.python.failure import Failure
 
 from crawler.errors import failure_reason, short_message
@@ -37,7 +36,7 @@ from crawler.responses import content_type, http_exchange
 from crawler.sites import SiteConfig, SiteList, load_site_list
 from crawler.sitetypes import SiteTypeEvidence
 from crawler.spiders.fetching import amp_links, fetch_info, politeness
-from crawler.spiders.listings import feed_date, news_publication_dates, xml_text
+from crawler.spiders.listings import NewsSitemap, feed_date, xml_text
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
 from crawler.urls import registered_domain
 from extraction.page import Page
@@ -423,7 +422,7 @@ class NewsSitesSpider(Spider):
         try:
             if body[:2] == b"\x1f\x8b":  # a truncated or corrupt stream, or one over SITEMAP_MAX_BYTES: unreadable
                 body = gunzip(body, max_size=SITEMAP_MAX_BYTES)
-            sitemap = Sitemap(body)
+            sitemap = NewsSitemap(body)
         except Exception as exc:  # lxml raises several types on garbage
             logger.warning("Unreadable sitemap %s: %s", response.url, exc)
             self._stat("crawl/error/sitemap_unreadable")
@@ -435,9 +434,9 @@ class NewsSitesSpider(Spider):
             # them fetches the index again and then only the children not yet visited in the round.
             yield from self._child_sitemaps(response, site, [entry["loc"] for entry in entries])
             return
-        published = news_publication_dates(body)
-        found = [(entry["loc"], published.get(entry["loc"]) or entry.get("lastmod") or None) for entry in entries]
+        found = [(entry["loc"], entry.get("publication_date") or entry.get("lastmod") or None) for entry in entries]
         # A news sitemap (news: tags) lists articles; a plain one lists every kind of page.
+        published = [entry["loc"] for entry in entries if "publication_date" in entry]
         requests = self._schedule(site, found, response.meta.get("depth", 0) + 1, from_listing=published)
         self.crawl_state.visit_aux(response.meta["aux_url"], site.name, "sitemap")
         yield from requests

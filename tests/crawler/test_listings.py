@@ -12,7 +12,7 @@ from scrapy import Request
 from scrapy.http import Response, TextResponse
 from scrapy.utils.test import get_crawler
 
-from crawler.spiders.listings import feed_date, news_publication_dates, xml_text
+from crawler.spiders.listings import NewsSitemap, feed_date, xml_text
 from crawler.spiders.news_sites import SITEMAP_INDEX_DEPTH, SITEMAP_MAX_BYTES, NewsSitesSpider
 from crawler.urls import canonical_url
 from tests.crawl_helpers import sites_yaml
@@ -29,23 +29,45 @@ def test_feed_date_passes_iso_and_unreadable_dates_on() -> None:
     assert feed_date(None) is None and feed_date("") is None and feed_date("  ") is None
 
 
-def test_news_publication_dates_by_loc() -> None:
+def _dates(body: bytes) -> dict[str, str | None]:
+    return {entry["loc"]: entry.get("publication_date") for entry in NewsSitemap(body) if entry.get("loc")}
+
+
+def test_news_sitemap_entries_carry_their_publication_date() -> None:
     body = b"""<?xml version="1.0" encoding="UTF-8"?>
 <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
   <url><loc>https://a.example/news/1?x=1&amp;y=2</loc>
     <news:news><news:publication><news:name>A</news:name></news:publication>
       <news:publication_date>2024-03-05T10:21:00+08:00</news:publication_date></news:news></url>
-  <url><loc>https://a.example/news/2</loc></url>
+  <url><loc>https://a.example/news/2</loc><lastmod>2024-03-01</lastmod></url>
   <url><loc> https://a.example/news/3 </loc><news:news>
-      <news:publication_date>2024-03-06</news:publication_date></news:news></url>
+      <news:publication_date> 2024-03-06 </news:publication_date></news:news></url>
 </urlset>"""
-    assert news_publication_dates(body) == {"https://a.example/news/1?x=1&y=2": "2024-03-05T10:21:00+08:00",
-                                            "https://a.example/news/3": "2024-03-06"}
+    assert _dates(body) == {"https://a.example/news/1?x=1&y=2": "2024-03-05T10:21:00+08:00",
+                            "https://a.example/news/2": None, "https://a.example/news/3": "2024-03-06"}
+    assert [entry.get("lastmod") for entry in NewsSitemap(body)] == [None, "2024-03-01", None]  # Scrapy's fields
 
 
-def test_news_publication_dates_of_a_plain_sitemap_is_empty() -> None:
-    assert news_publication_dates(b"<urlset><url><loc>https://a.example/1</loc><lastmod>2024-03-05</lastmod>"
-                                  b"</url></urlset>") == {}
+def test_news_sitemap_dates_of_locs_written_with_references_cdata_or_another_charset() -> None:
+    """The loc and its date come from one XML parse: a character reference, a CDATA section, a declared charset (the
+    raw bytes' search matched "&amp;" only, and lost these dates)."""
+    body = b"""<urlset xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">
+  <url><loc>https://a.example/n?x=1&#38;y=2</loc><news:news>
+    <news:publication_date>2024-03-05</news:publication_date></news:news></url>
+  <url><loc><![CDATA[https://a.example/n?x=3&y=4]]></loc><news:news>
+    <news:publication_date><![CDATA[2024-03-06]]></news:publication_date></news:news></url>
+</urlset>"""
+    assert _dates(body) == {"https://a.example/n?x=1&y=2": "2024-03-05", "https://a.example/n?x=3&y=4": "2024-03-06"}
+    gbk = ('<?xml version="1.0" encoding="GBK"?><urlset><url><loc>https://a.example/新闻/1</loc><news:news '
+           'xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"><news:publication_date>2024-03-07'
+           '</news:publication_date></news:news></url></urlset>').encode("gbk")
+    assert _dates(gbk) == {"https://a.example/新闻/1": "2024-03-07"}
+
+
+def test_a_plain_sitemap_has_no_publication_dates() -> None:
+    entries = list(NewsSitemap(b"<urlset><url><loc>https://a.example/1</loc><lastmod>2024-03-05</lastmod></url>"
+                               b"</urlset>"))
+    assert entries == [{"loc": "https://a.example/1", "lastmod": "2024-03-05"}]
 
 
 def test_xml_text_of_binary_and_text_responses() -> None:
@@ -60,14 +82,12 @@ def test_feed_date_of_numbers_too_large_for_a_date_is_passed_on() -> None:
     assert feed_date("Mon, 01 Jan 99999999999999999999 00:00:00 GMT").startswith("Mon, 01 Jan 9999")  # no OverflowError
 
 
-def test_news_publication_dates_of_an_unclosed_loc_take_no_time() -> None:
+def test_news_sitemap_of_an_unclosed_loc_takes_no_time() -> None:
     """A pattern spanning <loc> and the date backtracked with the cube of an unclosed <loc>'s spaces (2 KB: 2 s)."""
     body = b"<urlset><url><loc>" + b" " * 20_000 + b"<news:publication_date>2024-03-05</news:publication_date>"
     start = time.process_time()
-    assert news_publication_dates(body) == {}
-    assert news_publication_dates(b"<urlset>" + b"<url><loc>https://a.example/1</loc>" * 4000
-                                  + b"<news:publication_date>2024-03-05</news:publication_date>") \
-        == {"https://a.example/1": "2024-03-05"}
+    assert _dates(body) == {}
+    assert len(_dates(b"<urlset>" + b"<url><loc>https://a.example/1</loc></url>" * 4000)) == 1
     assert time.process_time() - start < 1.0
 
 

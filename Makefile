@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium chromium-headless-shell fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras demo test lint bench bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages python-packages extras newsplease demo test lint bench bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -32,6 +32,15 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 # Training and benchmark extras (torch CPU wheel, onnx, skl2onnx, baseline extractors).
 extras: setup
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-extras.txt
+
+# news-please, a peer the benchmarks measure beside ours, in its own environment (its pins clash with ours).
+newsplease: .venv-newsplease/.installed
+
+.venv-newsplease/.installed: requirements-newsplease.txt
+	test -x .venv-newsplease/bin/python || $(PYTHON) -m venv .venv-newsplease
+	.venv-newsplease/bin/pip install -q --disable-pip-version-check pip==26.3
+	.venv-newsplease/bin/pip install -q --disable-pip-version-check -r requirements-newsplease.txt
+	touch $@
 
 # Crawl the bundled demo sites (served on 127.0.0.1 by `scrapy crawl` itself, crawler/commands/crawl.py) into
 # output/news_sites-<time>.jsonl, with screenshots and HTML under output/.

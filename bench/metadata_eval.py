@@ -1,10 +1,12 @@
 """News metadata (``extraction.metadata``, through the default flow) against gold, beside trafilatura and htmldate.
 
-``python -m bench.metadata_eval [--sets wcxb-dev chinese-wced-dev mozilla-readability demo] [--out FILE.md]``
+``python -m bench.metadata_eval [--sets wcxb-dev chinese-wced-dev mozilla-readability demo] [--out FILE.md]
+[--no-newsplease]``
 
 Every page runs through ``extraction.process.process`` (the crawl's flow without templates, as
-``scrapy extract`` runs it) and through trafilatura's ``extract_metadata`` and htmldate's
-``find_date`` (``original_date=True``) on the same decoded HTML, in one run. Measured per set,
+``scrapy extract`` runs it) and through trafilatura's ``extract_metadata``, htmldate's
+``find_date`` (``original_date=True``) and news-please's ``from_html`` (its own environment, ``make
+newsplease``; ``--no-newsplease`` without it) on the same decoded HTML, in one run. Measured per set,
 over the pages whose gold has the field:
 
 * **date**: the publish date right to the day (the gold's day, read with the same date parser);
@@ -66,7 +68,8 @@ SETS = ("wcxb-dev", "wcxb-dev-held-out", "wcxb-dev-held-out-articles", "chinese-
 FIELDS = ("date", "author", "title", "lang")
 DATE_MISSES = ("absent", "modified", "none", "other")  # date_miss_kind
 MISS_EXAMPLES = 8  # page keys listed per kind of date miss
-PROVIDES = {"newscorpus": FIELDS, "trafilatura": ("date", "author", "title"), "htmldate": ("date",)}
+PROVIDES = {"newscorpus": FIELDS, "trafilatura": ("date", "author", "title"), "htmldate": ("date",),
+            "news-please": FIELDS}
 OUT = Path(__file__).parent / "results" / "metadata.md"
 SEED = 0
 RESAMPLES = 1000
@@ -177,6 +180,23 @@ def htmldate_candidate() -> Callable[[Gold], dict[str, str | None]]:
     return run
 
 
+def newsplease_candidate() -> Callable[[Gold], dict[str, str | None]]:
+    """news-please's ``from_html`` on the same decoded HTML, in its own environment (``make newsplease``)."""
+    from evaluation.baselines import NewsPleaseWorker
+
+    worker = NewsPleaseWorker()
+    worker.start()
+
+    def run(gold: Gold) -> dict[str, str | None]:
+        answer = worker.extract(decode_html(gold.html, gold.content_type).text, gold.url)
+        if answer["error"]:
+            raise RuntimeError(answer["error"])
+        return {"date": answer["date_publish"], "author": ", ".join(answer["authors"]) or None,
+                "title": answer["title"], "lang": answer.get("language")}
+
+    return run
+
+
 def score(gold: Gold, found: dict[str, str | None], scores: Scores) -> None:
     gold_day = parse_date(gold.date)
     if gold_day:
@@ -268,9 +288,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
     parser.add_argument("--limit", type=int, default=None, help="pages per set (default all)")
     parser.add_argument("--out", default=str(OUT))
+    parser.add_argument("--no-newsplease", action="store_true",
+                        help="leave news-please out (it needs its environment: make newsplease)")
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.WARNING)
     candidates = {"newscorpus": ours(), "trafilatura": trafilatura_candidate(), "htmldate": htmldate_candidate()}
+    if not args.no_newsplease:
+        candidates["news-please"] = newsplease_candidate()
     lines = [f"# Metadata against gold (`python -m bench.metadata_eval`, {time.strftime('%Y-%m-%d')})", "",
              " ".join(__doc__.split("\n\n")[2].split()), "",
              "| set | field | pages | " + " | ".join(candidates) + " |",

@@ -1,0 +1,68 @@
+"""news-please as a peer: its worker process in its own environment, and the client that bounds each page."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+from evaluation.baselines import BaselineUnavailable, NewsPleaseWorker, load_baseline, newsplease_python
+
+# A stand-in worker speaking the protocol: a page's URL says how it misbehaves.
+FAKE = """
+import json, os, sys, time
+print(json.dumps({"ready": True}), flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    if request["url"] == "slow":
+        time.sleep(60)
+    if request["url"] == "die":
+        print("a last word", file=sys.stderr, flush=True)
+        os._exit(3)
+    print(json.dumps({"text": request["html"].upper(), "title": None, "authors": [], "date_publish": None,
+                      "error": None}), flush=True)
+"""
+
+
+def test_a_slow_page_or_a_dying_worker_fails_that_page_and_the_next_gets_a_fresh_worker(tmp_path: Path) -> None:
+    script = tmp_path / "fake_worker.py"
+    script.write_text(FAKE, encoding="utf-8")
+    worker = NewsPleaseWorker(Path(sys.executable), timeout=1.0, script=script)
+    try:
+        assert worker.extract("<p>a</p>", "ok")["text"] == "<P>A</P>"
+        with pytest.raises(RuntimeError, match=r"took over 1 s"):
+            worker.extract("<p>b</p>", "slow")
+        assert worker.extract("<p>c</p>", "ok")["text"] == "<P>C</P>"
+        with pytest.raises(RuntimeError, match=r"died: a last word"):
+            worker.extract("<p>d</p>", "die")
+        assert worker.extract("<p>e</p>", "ok")["text"] == "<P>E</P>"
+    finally:
+        worker.close()
+
+
+def test_a_missing_or_broken_environment_is_a_clear_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("NEWSPLEASE_PYTHON", str(tmp_path / "nowhere" / "python"))
+    with pytest.raises(BaselineUnavailable, match=r"make newsplease"):
+        load_baseline("news-please")
+    monkeypatch.setenv("NEWSPLEASE_PYTHON", sys.executable)  # the project's environment: no news-please in it
+    with pytest.raises(BaselineUnavailable, match=r"did not start.*ModuleNotFoundError"):
+        load_baseline("news-please")
+
+
+@pytest.mark.skipif(not newsplease_python().exists(), reason="news-please's environment is absent (make newsplease)")
+def test_news_please_reads_an_article() -> None:
+    body = "<p>The council approved the budget on Monday after a long debate over schools and roads.</p>" * 8
+    page = (f"<html><head><title>Council approves budget</title><meta name='author' content='Jane Doe'>"
+            f"<meta property='article:published_time' content='2024-03-05T10:00:00Z'></head><body><nav>Home</nav>"
+            f"<article><h1>Council approves budget</h1>{body}</article><footer>Copyright</footer></body></html>")
+    worker = NewsPleaseWorker()
+    try:
+        answer = worker.extract(page, "https://example.com/2024/03/05/budget.html")
+    finally:
+        worker.close()
+    assert answer["error"] is None and answer["title"] == "Council approves budget"
+    assert answer["authors"] == ["Jane Doe"] and answer["date_publish"].startswith("2024-03-05")
+    assert answer["language"] == "en"
+    assert "approved the budget" in answer["text"] and "Copyright" not in answer["text"]
+    assert load_baseline("news-please")(page, None).count("approved the budget") == 8

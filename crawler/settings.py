@@ -24,6 +24,7 @@ DEMO_PORT = 0  # port of the demo server `scrapy crawl` starts for ${DEMO_URL} (
 
 # --- politeness --------------------------------------------------------------------------
 ROBOTSTXT_OBEY = True
+ROBOTSTXT_PARSER = "crawler.robots.CappedRobotParser"  # Protego on a robots.txt's first 500 KiB (RFC 9309, Google)
 AUTOTHROTTLE_ENABLED = True
 AUTOTHROTTLE_START_DELAY = 1.0  # seconds; AutoThrottle adapts it to each server's latency
 AUTOTHROTTLE_MAX_DELAY = 30.0

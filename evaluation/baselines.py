@@ -116,7 +116,8 @@ def _goose3() -> Baseline:
     return run
 
 
-# news-please runs in its own environment: it pins python-dateutil below 3, and htmldate runs here with 4.0.0.
+# news-please runs in its own environment: its newspaper4k and botocore pin python-dateutil below 3; htmldate runs
+# here with 4.0.0.
 NEWSPLEASE_ENV = "NEWSPLEASE_PYTHON"  # the Python of an environment with news-please; default .venv-newsplease's
 NEWSPLEASE_HINT = "make newsplease (a .venv-newsplease with requirements-newsplease.txt)"
 NEWSPLEASE_WORKER = Path(__file__).with_name("newsplease_worker.py")

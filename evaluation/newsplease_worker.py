@@ -1,7 +1,8 @@
 """Runs news-please on pages for the evaluation: run by the Python of its own environment (``make newsplease``).
 
-news-please cannot share the project's environment: it pins python-dateutil below 3 (the project's htmldate runs
-with 4.0.0) and brings boto3, elasticsearch, psycopg2, redis and PyMySQL for its own crawler's storage. So
+news-please cannot share the project's environment: its newspaper4k and botocore pin python-dateutil below 3
+(the project's htmldate runs with 4.0.0), and it brings boto3, elasticsearch, psycopg2, redis and PyMySQL for its
+own crawler's storage. So
 :mod:`evaluation.baselines` starts this file with ``.venv-newsplease/bin/python`` and talks to it in JSON lines:
 one request ``{"html": ..., "url": ...}`` per line on standard input, one answer per line on standard output,
 ``{"text", "title", "authors", "date_publish", "language", "error"}`` (``date_publish`` as ISO 8601, ``error``

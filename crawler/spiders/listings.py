@@ -26,7 +26,8 @@ class NewsSitemap(Sitemap):
     """Scrapy's sitemap reader whose entries also carry a Google News sitemap's ``publication_date``: Scrapy's
     reader keeps an entry's direct children only, and the date sits in ``<news:news><news:publication>``. The
     entry's ``loc`` and date come from the one XML parse, so a ``<loc>`` written with ``&#38;`` or CDATA keeps its
-    date (an own search of the raw bytes matched those by their raw text and lost it)."""
+    date (an own search of the raw bytes matched those by their raw text and lost it). It extends a method of Scrapy
+    2.19's reader that is not public API: ``tests/crawler/test_listings.py`` checks it on an upgrade."""
 
     __slots__ = ()
 

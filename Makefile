@@ -8,7 +8,7 @@ SYSTEM_PACKAGES := chromium chromium-headless-shell fonts-noto-cjk
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras newsplease demo test lint bench bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages python-packages extras newsplease fundus demo test lint bench bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -40,6 +40,15 @@ newsplease: .venv-newsplease/.installed
 	test -x .venv-newsplease/bin/python || $(PYTHON) -m venv .venv-newsplease
 	.venv-newsplease/bin/pip install -q --disable-pip-version-check pip==26.3
 	.venv-newsplease/bin/pip install -q --disable-pip-version-check -r requirements-newsplease.txt
+	touch $@
+
+# Fundus, another peer, in its own environment (it pins lxml below 6).
+fundus: .venv-fundus/.installed
+
+.venv-fundus/.installed: requirements-fundus.txt
+	test -x .venv-fundus/bin/python || $(PYTHON) -m venv .venv-fundus
+	.venv-fundus/bin/pip install -q --disable-pip-version-check pip==26.3
+	.venv-fundus/bin/pip install -q --disable-pip-version-check -r requirements-fundus.txt
 	touch $@
 
 # Crawl the bundled demo sites (served on 127.0.0.1 by `scrapy crawl` itself, crawler/commands/crawl.py) into

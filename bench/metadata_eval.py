@@ -182,9 +182,9 @@ def htmldate_candidate() -> Callable[[Gold], dict[str, str | None]]:
 
 def newsplease_candidate() -> Callable[[Gold], dict[str, str | None]]:
     """news-please's ``from_html`` on the same decoded HTML, in its own environment (``make newsplease``)."""
-    from evaluation.baselines import NewsPleaseWorker
+    from evaluation.baselines import NEWSPLEASE, PeerWorker
 
-    worker = NewsPleaseWorker()
+    worker = PeerWorker(NEWSPLEASE)
     worker.start()
 
     def run(gold: Gold) -> dict[str, str | None]:

@@ -16,10 +16,14 @@ never needs them. Names::
     goose3        goose3's cleaned_text
     news-please   news-please's ``from_html(html, url, fetch_images=False)``, its ``maintext``: newspaper4k,
                   readability-lxml and its own date and language readers, in its own environment
-                  (``make newsplease``: ``.venv-newsplease``) and process (:class:`NewsPleaseWorker`)
+                  (``make newsplease``: ``.venv-newsplease``) and process (:class:`PeerWorker`)
+    fundus        Fundus's parser for the page's publisher (``publisher.parser().parse(html)``, the newest
+                  parser version), its body as text; a page of a site Fundus has no parser for fails. In
+                  ``.venv-fundus`` (``make fundus``)
 
-The packages come from ``requirements-extras.txt`` (``make extras``); news-please's from
-``requirements-newsplease.txt``. A missing one raises :class:`BaselineUnavailable` on ``load_baseline(name)``.
+The packages come from ``requirements-extras.txt`` (``make extras``); news-please's and Fundus's from
+``requirements-newsplease.txt`` and ``requirements-fundus.txt``. A missing one raises :class:`BaselineUnavailable`
+on ``load_baseline(name)``.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ import selectors
 import subprocess
 import tempfile
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -116,52 +121,75 @@ def _goose3() -> Baseline:
     return run
 
 
-# news-please runs in its own environment: its newspaper4k and botocore pin python-dateutil below 3; htmldate runs
-# here with 4.0.0.
-NEWSPLEASE_ENV = "NEWSPLEASE_PYTHON"  # the Python of an environment with news-please; default .venv-newsplease's
-NEWSPLEASE_HINT = "make newsplease (a .venv-newsplease with requirements-newsplease.txt)"
-NEWSPLEASE_WORKER = Path(__file__).with_name("newsplease_worker.py")
-NEWSPLEASE_TIMEOUT = 120.0  # seconds a page may take before the worker is replaced and the page counts as failed
+# Peers that cannot share the project's environment run in their own (``make newsplease``, ``make fundus``) and
+# process: news-please's newspaper4k and botocore pin python-dateutil below 3, where htmldate runs here with 4.0.0;
+# Fundus pins lxml below 6.
+PEER_TIMEOUT = 120.0  # seconds a page may take before the worker is replaced and the page counts as failed
 
 
-def newsplease_python() -> Path:
-    """Return the Python that runs news-please: ``$NEWSPLEASE_PYTHON``, else the repository's .venv-newsplease."""
-    configured = os.environ.get(NEWSPLEASE_ENV)
-    return Path(configured) if configured else Path(__file__).resolve().parent.parent / ".venv-newsplease/bin/python"
+REPOSITORY = Path(__file__).resolve().parent.parent
 
 
-class NewsPleaseWorker:
-    """news-please in a process of its environment (``evaluation/newsplease_worker.py``), one page at a time over
-    JSON lines. ``extract`` gives its answer (text, title, authors, date_publish, language, error); a page over
+@dataclass(frozen=True)
+class Peer:
+    """A peer extractor run by a worker module with the Python of its own environment."""
+
+    name: str  # the baseline's name
+    module: str  # the worker (evaluation.peer_protocol's protocol), run with -m from the repository
+    env: str  # the environment variable naming its Python
+    venv: str  # the environment in the repository that `make <target>` builds
+    target: str  # that make target
+
+    def python(self) -> Path:
+        """Return the Python that runs the peer: ``$<env>``, else the repository's environment's."""
+        configured = os.environ.get(self.env)
+        return Path(configured) if configured else REPOSITORY / self.venv / "bin/python"
+
+    @property
+    def hint(self) -> str:
+        return f"make {self.target} (a {self.venv} with requirements-{self.target}.txt)"
+
+
+NEWSPLEASE = Peer("news-please", "evaluation.newsplease_worker", "NEWSPLEASE_PYTHON", ".venv-newsplease", "newsplease")
+FUNDUS = Peer("fundus", "evaluation.fundus_worker", "FUNDUS_PYTHON", ".venv-fundus", "fundus")
+
+
+class PeerWorker:
+    """A peer in a process of its environment (``evaluation/<peer>_worker.py``), one page at a time over JSON lines
+    (:mod:`evaluation.peer_protocol`); the ready line's other fields are kept as ``info``. ``command`` replaces the
+    worker's command line (``[python, "-m", module]``, run in the repository). A page over
     ``timeout`` seconds, or one that kills the worker, raises RuntimeError and the next page starts a fresh worker.
     Timing a call includes sending the page and its answer through the pipe: about 2 ms for a 250 KB page,
-    against news-please's tens to hundreds of milliseconds."""
+    against the peers' tens to hundreds of milliseconds."""
 
-    def __init__(self, python: Path | None = None, timeout: float = NEWSPLEASE_TIMEOUT,
-                 script: Path = NEWSPLEASE_WORKER) -> None:
-        self.python = python or newsplease_python()
+    def __init__(self, peer: Peer, timeout: float = PEER_TIMEOUT, command: list[str] | None = None) -> None:
+        self.peer = peer
+        self.python = Path(command[0]) if command else peer.python()
+        self.command = command or [str(self.python), "-m", peer.module]
         self.timeout = timeout
-        self.script = script
+        self.info: dict[str, Any] = {}
         self._process: subprocess.Popen[str] | None = None
         self._errors: TextIO | None = None
         atexit.register(self.close)
 
     def start(self) -> None:
-        """Start the worker and wait until news-please is imported; BaselineUnavailable when it cannot be."""
+        """Start the worker and wait until the peer is imported; BaselineUnavailable when it cannot be."""
+        name = self.peer.name
         if not self.python.exists():
-            raise BaselineUnavailable(f"baseline 'news-please' needs its environment, {self.python} is missing; "
-                                      f"set {NEWSPLEASE_ENV} or run: {NEWSPLEASE_HINT}")
+            raise BaselineUnavailable(f"baseline {name!r} needs its environment, {self.python} is missing; "
+                                      f"set {self.peer.env} or run: {self.peer.hint}")
         self._errors = tempfile.TemporaryFile("w+", encoding="utf-8")  # noqa: SIM115 (closed in close())
-        self._process = subprocess.Popen([str(self.python), str(self.script)], stdin=subprocess.PIPE,
-                                         stdout=subprocess.PIPE, stderr=self._errors, text=True, encoding="utf-8")
+        self._process = subprocess.Popen(self.command, cwd=REPOSITORY, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                         stderr=self._errors, text=True, encoding="utf-8")
         try:
             ready = self._line(self.timeout)
         except RuntimeError as exc:
-            raise BaselineUnavailable(f"news-please did not start with {self.python} ({exc}); {NEWSPLEASE_HINT}") \
-                from exc
-        if json.loads(ready) != {"ready": True}:
+            raise BaselineUnavailable(f"{name} did not start with {self.python} ({exc}); {self.peer.hint}") from exc
+        info = json.loads(ready)
+        if not isinstance(info, dict) or info.pop("ready", None) is not True:
             self.close()
-            raise BaselineUnavailable(f"news-please's worker answered {ready[:200]!r} at start")
+            raise BaselineUnavailable(f"{name}'s worker answered {ready[:200]!r} at start")
+        self.info = info
 
     def _line(self, timeout: float) -> str:
         process = self._process
@@ -173,7 +201,7 @@ class NewsPleaseWorker:
             errors = self._stderr_tail()
             self.close()
             what = f"took over {timeout:g} s" if line is None else "died"
-            raise RuntimeError(f"news-please's worker {what}" + (f": {errors}" if errors else ""))
+            raise RuntimeError(f"{self.peer.name}'s worker {what}" + (f": {errors}" if errors else ""))
         return line
 
     def _stderr_tail(self) -> str:
@@ -191,7 +219,7 @@ class NewsPleaseWorker:
             self._process.stdin.flush()
         except (BrokenPipeError, OSError) as exc:
             self.close()
-            raise RuntimeError(f"news-please's worker is gone: {exc}") from exc
+            raise RuntimeError(f"{self.peer.name}'s worker is gone: {exc}") from exc
         answer: dict[str, Any] = json.loads(self._line(self.timeout))
         return answer
 
@@ -212,8 +240,8 @@ class NewsPleaseWorker:
             self._errors = None
 
 
-def _newsplease() -> Baseline:
-    worker = NewsPleaseWorker()
+def _peer(peer: Peer) -> Baseline:
+    worker = PeerWorker(peer)
     worker.start()
 
     def run(html: str, url: str | None) -> str:
@@ -234,7 +262,8 @@ BASELINES: dict[str, Callable[[], Baseline]] = {
     "justext": _justext,
     "boilerpy3": _boilerpy3,
     "goose3": _goose3,
-    "news-please": _newsplease,
+    "news-please": lambda: _peer(NEWSPLEASE),
+    "fundus": lambda: _peer(FUNDUS),
 }
 
 

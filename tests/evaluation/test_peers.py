@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluation.baselines import FUNDUS, NEWSPLEASE, BaselineUnavailable, PeerWorker, load_baseline
+from evaluation.fundus_worker import site
 
 # A stand-in worker speaking the protocol: a page's URL says how it misbehaves.
 FAKE = """
@@ -90,3 +91,10 @@ def test_fundus_reads_a_page_of_its_publishers_and_refuses_another_site() -> Non
     assert answer["text"].split("\n\n") == [f"Paragraph {n} of the story, with words enough to be text in any parser."
                                             for n in range(6)]
     assert other["error"] is not None and other["error"].startswith("LookupError: Fundus has no parser")
+
+
+def test_a_page_is_matched_to_a_fundus_publisher_by_its_registered_domain() -> None:
+    assert site("https://www.bbc.co.uk/news/world-123") == site("https://bbc.co.uk") == "bbc.co.uk"
+    assert site("https://edition.cnn.com/2024/x") == "cnn.com"
+    assert site("https://www.spiegel.de/politik/a.html") == "spiegel.de"
+    assert site("https://thewest.com.au/") == "thewest.com.au" and site("not a url") == ""

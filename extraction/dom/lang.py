@@ -48,6 +48,7 @@ LANG_SAMPLE_CHARS = 1500
 LANG_MIN_CHARS = 20
 # Under this many characters (spaces aside) the declared language wins over py3langid's guess (``identify_language``).
 LANG_SHORT_CHARS = 100
+NO_LANGUAGE = "zxx"  # ISO 639's "no linguistic content", one of py3langid 0.4's classes
 
 # Characters written differently in the two scripts (simplified, traditional), common in news text.
 _SIMPLIFIED = set("们这说会来为国对时于个学与后开关发经动长现还进过机车东书问门间见电听话让认识请读写买卖"
@@ -77,7 +78,9 @@ def identify_language(text: str, declared: str | None = None) -> str | None:
     """Return the language of ``text`` (py3langid; Chinese as zh-Hans / zh-Hant), None for too little text.
 
     ``declared``: the page's declared language (primary subtag), which a short text (under ``LANG_SHORT_CHARS``)
-    keeps unless its script says otherwise: py3langid reads "nook by Paulo Coelho on July 21, 2012" as Ganda.
+    keeps unless its script says otherwise: py3langid reads "nook by Paulo Coelho on July 21, 2012" as Ganda. It
+    is also the answer when py3langid finds no language (``zxx``: an eBay listing's product lines among runs of
+    item ids); without a declaration ``zxx`` stays.
     """
     sample = text[:LANG_SAMPLE_CHARS]
     chars = len("".join(sample.split()))
@@ -86,6 +89,8 @@ def identify_language(text: str, declared: str | None = None) -> str | None:
     if declared and chars < LANG_SHORT_CHARS and script_language(sample) in (None, declared):
         return chinese_script(sample) if declared == "zh" else declared
     lang, _score = _identifier().classify(sample)
+    if lang == NO_LANGUAGE and declared:
+        return chinese_script(sample) if declared == "zh" else declared
     if lang == "yue" and not _CANTONESE_RE.search(sample):
         lang = "zh"  # py3langid reads much Traditional Chinese news text as Cantonese: its particles decide
     return chinese_script(sample) if lang == "zh" else str(lang)

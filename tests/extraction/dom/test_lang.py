@@ -29,3 +29,12 @@ def test_a_short_text_keeps_the_declared_language_unless_its_script_disagrees() 
     assert identify_language("市议会周二批准了预算，学校和道路将获得更多资金。", "zh") == "zh-Hans"
     long_german = "Die massenmediale Berichterstattung über die Überwachung erscheint mir immer wieder eigenartig. " * 2
     assert identify_language(long_german, "en") == "de"  # enough text: the text's language, not the template's
+
+
+def test_no_linguistic_content_gives_way_to_the_declared_language() -> None:
+    """py3langid reads product lines among runs of item ids as no language (zxx): the page's declaration decides."""
+    ids = " ".join(f"9303097ac-d3e5-41e1-baf5-30364075{n:04d}X2bf8403c-6590-4d73-8b16-95f6c3ec{n:04d}"
+                   for n in range(12))
+    text = f"NEXT Size 10 Ladies Olive Green Floral Tie Neck Blouse/Top VGC\n{ids}"
+    assert identify_language(text) == "zxx"
+    assert identify_language(text, "en") == "en"

@@ -33,22 +33,15 @@ $(VENV)/.installed: requirements.txt requirements-dev.txt
 extras: setup
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-extras.txt
 
-# news-please, a peer the benchmarks measure beside ours, in its own environment (its pins clash with ours).
+# The peers the benchmarks measure beside ours, news-please and Fundus, each in its own environment
+# (.venv-<peer> from requirements-<peer>.txt): their pins clash with ours (python-dateutil below 3, lxml below 6).
 newsplease: .venv-newsplease/.installed
-
-.venv-newsplease/.installed: requirements-newsplease.txt
-	test -x .venv-newsplease/bin/python || $(PYTHON) -m venv .venv-newsplease
-	.venv-newsplease/bin/pip install -q --disable-pip-version-check pip==26.3
-	.venv-newsplease/bin/pip install -q --disable-pip-version-check -r requirements-newsplease.txt
-	touch $@
-
-# Fundus, another peer, in its own environment (it pins lxml below 6).
 fundus: .venv-fundus/.installed
 
-.venv-fundus/.installed: requirements-fundus.txt
-	test -x .venv-fundus/bin/python || $(PYTHON) -m venv .venv-fundus
-	.venv-fundus/bin/pip install -q --disable-pip-version-check pip==26.3
-	.venv-fundus/bin/pip install -q --disable-pip-version-check -r requirements-fundus.txt
+.venv-%/.installed: requirements-%.txt
+	test -x .venv-$*/bin/python || $(PYTHON) -m venv .venv-$*
+	.venv-$*/bin/pip install -q --disable-pip-version-check pip==26.3
+	.venv-$*/bin/pip install -q --disable-pip-version-check -r $<
 	touch $@
 
 # Crawl the bundled demo sites (served on 127.0.0.1 by `scrapy crawl` itself, crawler/commands/crawl.py) into

@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from evaluation.baselines import FUNDUS, PeerWorker, load_baseline
+from evaluation.baselines import FUNDUS, PeerWorker, load_baseline, peer_baseline
 from evaluation.fundus_worker import site
 from evaluation.harness import HELD_OUT, evaluate, load_pages, markdown_table, method_candidate, resolve_split
 
@@ -31,12 +31,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sets", nargs="+", default=list(SETS), choices=SETS)
     parser.add_argument("--out", default=str(OUT))
     args = parser.parse_args(argv)
-    probe = PeerWorker(FUNDUS)
-    probe.start()
-    domains = set(probe.info["domains"])
-    probe.close()
+    fundus = PeerWorker(FUNDUS)
+    fundus.start()
+    domains = set(fundus.info["domains"])
     candidates = [("pipeline", "method", method_candidate("pipeline"))]
-    candidates += [(name, "baseline", load_baseline(name)) for name in ("trafilatura", "news-please", "fundus")]
+    candidates += [(name, "baseline", load_baseline(name)) for name in ("trafilatura", "news-please")]
+    candidates.append(("fundus", "baseline", peer_baseline(fundus)))
     lines = [f"# The default beside Fundus on its publishers' pages (`python -m bench.fundus_eval`, "
              f"{time.strftime('%Y-%m-%d')})", "", " ".join(__doc__.split("\n\n")[2].split()), ""]
     for name in args.sets:

@@ -188,9 +188,7 @@ def newsplease_candidate() -> Callable[[Gold], dict[str, str | None]]:
     worker.start()
 
     def run(gold: Gold) -> dict[str, str | None]:
-        answer = worker.extract(decode_html(gold.html, gold.content_type).text, gold.url)
-        if answer["error"]:
-            raise RuntimeError(answer["error"])
+        answer = worker.read(decode_html(gold.html, gold.content_type).text, gold.url)
         return {"date": answer["date_publish"], "author": ", ".join(answer["authors"]) or None,
                 "title": answer["title"], "lang": answer.get("language")}
 

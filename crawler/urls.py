@@ -9,6 +9,8 @@ from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
 from w3lib.url import canonicalize_url
 
+from crawler.domains import registered_domain
+
 TrailingSlash = Literal["keep", "strip", "add"]
 TRAILING_SLASH_MODES: tuple[str, ...] = ("keep", "strip", "add")
 
@@ -75,13 +77,6 @@ def url_has_prefix(url: str, prefixes: tuple[str, ...]) -> str | None:
     return max(matches, key=len) if matches else None
 
 
-# Second-level labels under which country-code domains are registered (bbc.co.uk, abc.net.au,
-# people.com.cn, yahoo.co.jp). A heuristic, not the Public Suffix List: an unknown suffix gives a
-# coarser or finer domain, never a crash; coarser (all of blogspot.com) is the safe side for the
-# site groups of evaluation.folds.
-_SECOND_LEVEL = frozenset(
-    {"ac", "co", "com", "edu", "gob", "go", "gouv", "gov", "int", "ltd", "mil", "ne", "net", "nic", "or", "org", "plc"}
-)
 # Hosts that pages link to whatever their own site: never taken as a page's site.
 _GENERIC_DOMAINS = frozenset(
     {
@@ -105,17 +100,6 @@ _GENERIC_DOMAINS = frozenset(
     }
 )
 _LINK_HOST_RE = re.compile(rb"""https?://([a-z0-9.-]+\.[a-z]{2,})""")
-
-
-def registered_domain(host: str) -> str:
-    """Return the registered domain of a host name ("news.bbc.co.uk" -> "bbc.co.uk"); other strings lower-cased."""
-    host = host.strip().lower().rstrip(".").removeprefix("www.")
-    labels = host.split(".")
-    if len(labels) <= 2 or all(label.isdigit() for label in labels):
-        return host
-    if len(labels[-1]) == 2 and (labels[-2] in _SECOND_LEVEL or len(labels[-2]) <= 2):
-        return ".".join(labels[-3:])
-    return ".".join(labels[-2:])
 
 
 def linked_site(html: bytes) -> str | None:

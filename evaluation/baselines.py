@@ -223,6 +223,13 @@ class PeerWorker:
         answer: dict[str, Any] = json.loads(self._line(self.timeout))
         return answer
 
+    def read(self, html: str, url: str | None) -> dict[str, Any]:
+        """Return the peer's answer for a page it read; RuntimeError for one it raised on (a candidate's failure)."""
+        answer = self.extract(html, url)
+        if answer["error"]:
+            raise RuntimeError(answer["error"])
+        return answer
+
     def close(self) -> None:
         process, self._process = self._process, None
         if process is not None:
@@ -243,12 +250,14 @@ class PeerWorker:
 def _peer(peer: Peer) -> Baseline:
     worker = PeerWorker(peer)
     worker.start()
+    return peer_baseline(worker)
+
+
+def peer_baseline(worker: PeerWorker) -> Baseline:
+    """Return the baseline function of a started peer worker: the text of its answer."""
 
     def run(html: str, url: str | None) -> str:
-        answer = worker.extract(html, url)
-        if answer["error"]:
-            raise RuntimeError(answer["error"])  # the harness counts the page as failed (text "")
-        return str(answer["text"])
+        return str(worker.read(html, url)["text"])  # a page the peer raised on: the harness counts it as failed
 
     return run
 

@@ -2,8 +2,8 @@
 ``.venv-fundus/bin/python -m evaluation.fundus_worker`` from the repository (:mod:`evaluation.peer_protocol`).
 
 Fundus pins lxml below 6 (the project runs 6.1.3). It parses a page with the parser written for its publisher:
-the publisher is the one whose domain has the page URL's registered domain (the last two labels of the host, three
-under a country's second level such as co.uk), and its newest parser version reads the page
+the publisher is the one whose domain has the page URL's registered domain (``crawler.domains``, standard library
+only, so it runs here too), and its newest parser version reads the page
 (``publisher.parser().parse(html, error_handling="suppress")``); the text is the body's. A page of a site Fundus has
 no parser for is an error. The ready line lists the publishers' domains (``domains``), so the caller can choose
 the pages Fundus covers.
@@ -14,16 +14,13 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from crawler.domains import registered_domain
 from evaluation.peer_protocol import quiet, serve
-
-SECOND_LEVEL = {"ac", "co", "com", "edu", "gov", "net", "org"}
 
 
 def site(url: str) -> str:
-    """Return the registered domain of a URL's host (a heuristic: the last two labels, three under co.uk)."""
-    labels = (urlsplit(url).hostname or "").lower().removeprefix("www.").split(".")
-    keep = 3 if len(labels) > 2 and len(labels[-1]) == 2 and labels[-2] in SECOND_LEVEL else 2
-    return ".".join(labels[-keep:])
+    """Return the registered domain of a URL's host (``crawler.domains``, as the crawl and the site folds read it)."""
+    return registered_domain(urlsplit(url).hostname or "")
 
 
 def main() -> None:

@@ -354,14 +354,17 @@ def _repair(record: Record, count: Count) -> None:
 def _tidy(record: Record) -> None:
     """Write the record's text fields in NFC without invisible characters (``tidy_text``)."""
     record.text = tidy_text(record.text)
-    record.title, record.description, record.section, record.site_name = (
-        tidy_text(value) or None if value else value
-        for value in (record.title, record.description, record.section, record.site_name))
+    record.title, record.description, record.section, record.site_name = map(
+        _tidy_optional, (record.title, record.description, record.section, record.site_name))
     record.authors = [name for name in map(tidy_text, record.authors) if name]
     record.tags = [tag for tag in map(tidy_text, record.tags) if tag]
     if record.entries:
-        record.entries = [{**entry, "title": tidy_text(entry["title"]) or None if entry["title"] else entry["title"]}
-                          for entry in record.entries]
+        record.entries = [{**entry, "title": _tidy_optional(entry["title"])} for entry in record.entries]
+
+
+def _tidy_optional(value: str | None) -> str | None:
+    """Return an optional text field tidied, None when nothing is left of it (an empty one as it is)."""
+    return tidy_text(value) or None if value else value
 
 
 def entry_dicts(entries: tuple[ListEntry, ...]) -> list[dict[str, str | None]]:

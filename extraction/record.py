@@ -94,11 +94,12 @@ class Record:
         """Return the record as one JSON line (no newline): UTF-8 text, or ASCII escapes when it holds a lone
         surrogate (a file name whose bytes are no UTF-8, which Python keeps so: ``json.loads`` then
         ``os.fsencode`` give the bytes back; written as text it stopped the output at that record)."""
-        line = json.dumps(self.as_dict(), ensure_ascii=False)
+        values = self.as_dict()
+        line = json.dumps(values, ensure_ascii=False)
         try:
             line.encode("utf-8")
         except UnicodeEncodeError:
-            return json.dumps(self.as_dict())
+            return json.dumps(values)
         return line
 
 

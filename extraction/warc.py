@@ -450,7 +450,7 @@ def read_captures(path: str | Path, offset: int = 0, limit: int | None = None) -
                 position = _next_record(handle, read_to + 1, marker, size)
                 continue
             # warcio stops at a gzip member it cannot inflate as if the file ended there (a message on stderr only).
-            position = _next_record(handle, read_to + 1, marker, size) if read_to < size else None
+            position = _next_record(handle, read_to + 1, marker, size)
             if position is not None:
                 logger.warning("WARC file %s is damaged after offset %d: reading on at offset %d", name, read_to,
                                position)

@@ -184,16 +184,18 @@ class NewsSitesSpider(Spider):
                 if request is not None:
                     yield request
 
-    def _aux_due(self, url: str, site: SiteConfig) -> bool:
+    def _aux_due(self, url: str, site: SiteConfig, canonical: str | None = None) -> bool:
+        """Return True when a feed or sitemap is due this round (``canonical``: its canonical URL, when known)."""
         if self.crawl_state.aux_due(url, site.name, self._revisit(site)):
             return True
         self._stat("crawl/skipped/visited")
-        self._state["seen"].add(site.canonical(url))
+        self._state["seen"].add(canonical or site.canonical(url))
         return False
 
-    def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str) -> Request:
+    def _aux_request(self, url: str, site: SiteConfig, callback: Any, kind: str,
+                     canonical: str | None = None) -> Request:
         # Pages often link to their feed and sitemap: seen, so they are not fetched as pages.
-        canonical = site.canonical(url)
+        canonical = canonical or site.canonical(url)
         self._state["seen"].add(canonical)
         if kind == "sitemap":
             self._sitemaps.add(canonical)  # requested once a run (``_child_sitemaps``)
@@ -451,8 +453,10 @@ class NewsSitesSpider(Spider):
         domain = registered_domain(urlsplit(response.url).hostname or "")
         for loc in locs:
             url = _joined(response, loc)
-            canonical = self._canonical(site, url) if url is not None else None
-            if url is None or canonical is None:
+            if url is None:
+                continue
+            canonical = self._canonical(site, url)
+            if canonical is None:
                 continue
             parts = urlsplit(url)
             same_domain = parts.hostname is not None and registered_domain(parts.hostname) == domain
@@ -465,8 +469,8 @@ class NewsSitesSpider(Spider):
             if depth > SITEMAP_INDEX_DEPTH:
                 self._stat("crawl/skipped/sitemap_too_deep")
                 continue
-            if self._aux_due(url, site):
-                request = self._aux_request(url, site, self.parse_sitemap, "sitemap")
+            if self._aux_due(url, site, canonical):
+                request = self._aux_request(url, site, self.parse_sitemap, "sitemap", canonical)
                 request.meta["sitemap_depth"] = depth
                 yield request
 

@@ -196,7 +196,7 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
     """Decode an HTML body; returns the text, the codec and the evidence that chose it."""
     read_as_utf8: tuple[str, float, int] | None = None  # mixed_utf8(body), read once when first needed
 
-    def as_utf8() -> tuple[str, float, int]:
+    def read_utf8() -> tuple[str, float, int]:
         nonlocal read_as_utf8
         if read_as_utf8 is None:
             read_as_utf8 = mixed_utf8(body)
@@ -206,7 +206,7 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
         if body.startswith(bom):
             body = body[len(bom) :]  # a BOM the bytes after it contradict (a GBK page after a UTF-8 BOM) is no evidence
             if bom_codec == "utf-8":
-                mixed, valid, stray = as_utf8()
+                mixed, valid, stray = read_utf8()
                 if _few_strays(valid, stray):
                     return DecodedHtml(mixed, bom_codec, "bom")
             elif not body or b"\x00" in body[:1024]:  # UTF-16 and -32 write ASCII markup with NUL bytes
@@ -217,7 +217,7 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
     if header == "cp1252" and meta is not None:
         header = None  # many servers send ISO-8859-1 by default: the page's own declaration knows better
     if "cp1252" in (header, meta) and not body.isascii() and _double_byte(body) \
-            and as_utf8()[1] < MIXED_UTF8_SHARE:
+            and read_utf8()[1] < MIXED_UTF8_SHARE:
         cjk = _cjk_decode(body)  # CJK text under a Latin declaration (the same default, or a template's)
         if cjk is not None:
             return cjk
@@ -236,14 +236,14 @@ def decode_html(body: bytes, content_type: str | None = None) -> DecodedHtml:
         if encoding is None:
             continue
         if encoding == "utf-8":
-            text, valid, stray = as_utf8()
+            text, valid, stray = read_utf8()
             if _few_strays(valid, stray):
                 return DecodedHtml(text, encoding, source)
             continue
         text = body.decode(encoding, "replace")
         if text.count("\ufffd") <= max(MAX_REPLACED_CHARS, MAX_REPLACED_SHARE * len(text)):
             return DecodedHtml(text, encoding, source)
-    mixed, valid, _stray = as_utf8()
+    mixed, valid, _stray = read_utf8()
     if valid >= MIXED_UTF8_SHARE:
         return DecodedHtml(mixed, "utf-8", "utf-8")
     detected = _detect(body)

@@ -63,7 +63,8 @@ def _fewer_attributes(tag: re.Match[str]) -> str:
     if len(_ATTRIBUTE_RE.findall(text)) <= MANY_ATTRIBUTES:
         return text
     name = _TAG_NAME_RE.match(text)
-    return f"<{name.group(1) if name else 'span'}>"
+    assert name is not None  # _LONG_TAG_RE's tags start with "<" and a letter
+    return f"<{name.group(1)}>"
 
 
 # What a <head> holds; anything else there is the page's content (libxml2 leaves it there, browsers do not).

@@ -21,7 +21,8 @@ import hashlib
 from collections.abc import Collection, Iterable, Iterator
 from pathlib import Path
 
-from crawler.urls import linked_site, registered_domain
+from crawler.domains import registered_domain
+from crawler.urls import linked_site
 from evaluation.datasets import Page, iter_pages
 from evaluation.datasets.textutil import url_site
 

@@ -97,12 +97,11 @@ class Command(ScrapyCommand):
             return
         title = opts.title or "Crawl report: " + ", ".join(_shown(Path(feed).name) for feed in args[:3]) + \
             (f" and {len(args) - 3} more" if len(args) > 3 else "")
+        output = opts.output or default_output(args[0])
         try:
-            path = write_report(opts.output or default_output(args[0]), summary, stats,
-                                opts.templates or self.settings.get("TEMPLATES_STORE"), title)
+            path = write_report(output, summary, stats, opts.templates or self.settings.get("TEMPLATES_STORE"), title)
         except OSError as exc:  # a folder, a missing or unwritable place: the records were read, nothing is written
-            print(f"error: cannot write the report to {opts.output or default_output(args[0])}: "
-                  f"{exc.strerror or exc}", file=sys.stderr)
+            print(f"error: cannot write the report to {output}: {exc.strerror or exc}", file=sys.stderr)
             self.exitcode = 2
             return
         print(f"Report of {summary.records} records written to {path}")

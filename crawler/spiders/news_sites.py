@@ -28,6 +28,7 @@ from scrapy.settings import BaseSettings
 from scrapy.utils.gz import gunzip
 from twisted.python.failure import Failure
 
+from crawler.domains import registered_domain
 from crawler.errors import failure_reason, short_message
 from crawler.feeds import durable
 from crawler.links import page_links
@@ -38,7 +39,6 @@ from crawler.sitetypes import SiteTypeEvidence
 from crawler.spiders.fetching import amp_links, fetch_info, politeness
 from crawler.spiders.listings import NewsSitemap, feed_date, xml_text
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
-from crawler.urls import registered_domain
 from extraction.page import Page
 from extraction.record import Record
 from templates_db.state import KnownPage, QueuedPage

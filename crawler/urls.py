@@ -46,8 +46,14 @@ def canonical_url(url: str, trailing_slash: TrailingSlash = "keep") -> str:
     parts = urlsplit(url.strip())
     # The parameters as the page wrote them, tracking ones left out: decoding them as UTF-8 (``parse_qsl``) made
     # a GBK query ("?kw=%C4%E3") U+FFFD, a URL the page never linked; w3lib sorts and re-encodes them as bytes.
-    query = "&".join(piece for piece in parts.query.split("&")
-                     if piece and not is_tracking_param(unquote_plus(piece.split("=", 1)[0])))
+    # A query of name=value pairs separated by ";" alone (CGI.pm's style, "?id=3;page=2") keeps ";" between
+    # them: split on "&", its ";" and "=" were encoded into one value ("id=3%3Bpage%3D2"), which such a server
+    # reads as another page. Any other ";" ("?q=a;b") is part of a value.
+    separator = "&"
+    if ";" in parts.query and "&" not in parts.query and all("=" in piece for piece in parts.query.split(";")):
+        separator = ";"
+    query = separator.join(piece for piece in parts.query.split(separator)
+                           if piece and not is_tracking_param(unquote_plus(piece.split("=", 1)[0])))
     netloc = parts.hostname or ""
     if ":" in netloc:
         netloc = f"[{netloc}]"  # an IPv6 address (``hostname`` drops its brackets)
@@ -58,7 +64,7 @@ def canonical_url(url: str, trailing_slash: TrailingSlash = "keep") -> str:
         netloc = f"{credentials}@{netloc}"
     path = _apply_trailing_slash(parts.path or "/", trailing_slash)
     rebuilt = urlunsplit((parts.scheme.lower(), netloc, path, query, ""))
-    return canonicalize_url(rebuilt, keep_fragments=False)
+    return canonicalize_url(rebuilt, keep_fragments=False, query_separator=separator)
 
 
 def _apply_trailing_slash(path: str, mode: TrailingSlash) -> str:

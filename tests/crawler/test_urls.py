@@ -24,6 +24,12 @@ from crawler.urls import canonical_url, is_tracking_param, url_has_prefix
         ("http://a.test/list.php?kw=%C4%E3%BA%C3&utm_source=x", "http://a.test/list.php?kw=%C4%E3%BA%C3"),
         ("http://[2001:DB8::1]:8080/news/1", "http://[2001:db8::1]:8080/news/1"),
         ("http://[::1]/x", "http://[::1]/x"),
+        # Parameters separated by ";" alone stay separate (w3lib's split on "&" encoded them into one value),
+        # sorted and without tracking ones like those split by "&"; any other ";" in a query is part of a value.
+        ("http://a.test/cgi?page=2;id=3;utm_source=x", "http://a.test/cgi?id=3;page=2"),
+        ("http://a.test/p;jsessionid=AB?x=1", "http://a.test/p;jsessionid=AB?x=1"),
+        ("http://a.test/s?q=a;b&lang=en", "http://a.test/s?lang=en&q=a%3Bb"),
+        ("http://a.test/s?q=a;b", "http://a.test/s?q=a%3Bb"),
     ],
 )
 def test_canonical_url(url: str, expected: str) -> None:

@@ -169,6 +169,16 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     for record in records:
         capture = read_capture(str(record["warc_file"]), int(str(record["warc_offset"])))
         assert capture is not None and capture.url == record["final_url"] and capture.complete
+    # The corpus of the four runs' feeds: each article once, none of the list or other pages, no error.
+    corpus = subprocess.run([sys.executable, "-m", "scrapy", "corpus", *map(str, feeds), "-o",
+                             str(tmp_path / "corpus.jsonl")], cwd=REPO, capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, timeout=120)
+    assert corpus.returncode == 0, corpus.stderr[-3000:]
+    kept = _lines(tmp_path / "corpus.jsonl")
+    articles = {path for path, record in zip(exported, records, strict=True)
+                if record["page_type"] == "article" and record["error"] is None and record["duplicate_of"] is None}
+    assert sorted(_paths(kept, server.url)) == sorted(articles) and len(articles) > 50
+    assert f"Kept {len(articles)} of {len(records)} records" in corpus.stderr
 
 
 def test_corrupt_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServer, tmp_path: Path) -> None:

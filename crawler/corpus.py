@@ -1,0 +1,251 @@
+"""The corpus of a crawl's JSONL feeds: the records a text corpus keeps, each page once (``scrapy corpus``).
+
+A scheduled crawl writes one feed a run (``corpus/%(time)s.jsonl``). Its records hold more than a text corpus
+wants: error items, list pages, duplicates the crawl marked (``duplicate_of``), and an article exported again
+when its text changed (``change: "changed"``, ``recrawl=changed``). :func:`select` reads the feeds once and
+decides which line of which file each kept page comes from; :func:`write_corpus` reads them again and writes
+those lines, in the feeds' order, with the fields asked for. Only each page's key and the position of its chosen
+line are held in memory, not the records.
+
+A record is kept when it is no error, has text, is of one of the page types asked for, is no duplicate (unless
+asked), in one of the languages asked for, at least ``min_chars`` long and not published before ``since`` (an
+undated page is kept, as the crawl's ``-a since=`` keeps it). Of the records of one page (its ``url``) that
+pass, the one fetched last is kept (``fetched_at``; the later line on a tie or without one): a changed article's
+last text replaces the earlier. Lines that are no JSON record (the line a killed crawl cut short, another
+file's lines) are counted and left out.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import zlib
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import IO, Any
+
+from crawler.state import date_timestamp, parse_since
+
+PAGE_TYPES = ("article", "list", "other")
+READ_BYTES = 1 << 16  # bytes read at a time from a compressed feed
+GZIP_WBITS = 31  # zlib's window bits for a gzip member
+DEFAULT_PAGE_TYPES = ("article",)
+
+# Why a record is left out, in the order the checks run (the first that applies is counted).
+ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION = (
+    "error", "empty", "page_type", "duplicate", "language", "short", "before_since", "older_version")
+REASONS = (ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION)
+_REASON_TEXT = {ERROR: "errors", EMPTY: "without text", PAGE_TYPE: "other page types", DUPLICATE: "duplicates",
+                LANGUAGE: "other languages", SHORT: "under --min-chars", BEFORE_SINCE: "published before --since",
+                OLDER_VERSION: "older versions of a page"}
+
+
+@dataclass(frozen=True)
+class Filters:
+    """What the corpus keeps (see the module docstring)."""
+
+    page_types: tuple[str, ...] = DEFAULT_PAGE_TYPES  # empty: every type
+    languages: tuple[str, ...] = ()  # primary subtags ("zh" keeps "zh-Hans"); empty: every language
+    keep_duplicates: bool = False
+    min_chars: int = 0
+    since: float | None = None  # a Unix time (``parse_since``)
+
+    @classmethod
+    def parse(cls, page_types: str | None = None, languages: str | None = None, keep_duplicates: bool = False,
+              min_chars: int = 0, since: str | None = None) -> Filters:
+        """Return the filters of the command's options; ValueError naming the option that cannot be read."""
+        types = _names(page_types) if page_types is not None else DEFAULT_PAGE_TYPES
+        if types == ("all",):
+            types = ()
+        unknown = [name for name in types if name not in PAGE_TYPES]
+        if unknown:
+            raise ValueError(f"--page-types: unknown page type(s) {', '.join(unknown)}; "
+                             f"choose from {', '.join(PAGE_TYPES)} or all")
+        if min_chars < 0:
+            raise ValueError(f"--min-chars must be 0 or more, got {min_chars}")
+        return cls(types, tuple(name.lower() for name in _names(languages)), keep_duplicates, min_chars,
+                   parse_since(since))
+
+    def reason(self, record: dict[str, Any]) -> str | None:
+        """Return why ``record`` is left out, or None when it is kept (its version aside)."""
+        if record.get("error") is not None:
+            return ERROR
+        text = record.get("text")
+        if not isinstance(text, str) or not text.strip():
+            return EMPTY
+        if self.page_types and record.get("page_type") not in self.page_types:
+            return PAGE_TYPE
+        if not self.keep_duplicates and record.get("duplicate_of") is not None:
+            return DUPLICATE
+        if self.languages and str(record.get("lang") or "").split("-")[0].lower() not in self.languages:
+            return LANGUAGE
+        if len(text) < self.min_chars:
+            return SHORT
+        if self.since is not None:
+            published = record.get("date_published")
+            moment = date_timestamp(published) if isinstance(published, str) else None
+            if moment is not None and moment < self.since:
+                return BEFORE_SINCE
+        return None
+
+
+def _names(value: str | None) -> tuple[str, ...]:
+    return tuple(name.strip() for name in (value or "").split(",") if name.strip())
+
+
+@dataclass
+class Selection:
+    """What :func:`select` found: per page, the position (feed, line) of its kept record; the counts."""
+
+    chosen: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # url -> (fetched_at, feed, line)
+    left_out: Counter[str] = field(default_factory=Counter)
+    records: int = 0
+    unreadable: int = 0  # lines that are no JSON record
+    cut: list[str] = field(default_factory=list)  # compressed feeds that end early (a killed crawl's)
+
+    @property
+    def kept(self) -> int:
+        return len(self.chosen)
+
+    def summary(self) -> str:
+        """Return the one-line account of what was kept and why the rest was left out."""
+        parts = [f"{_REASON_TEXT[reason]} {self.left_out[reason]:,}" for reason in REASONS if self.left_out[reason]]
+        line = f"Kept {self.kept:,} of {self.records:,} records"
+        line += "; left out: " + ", ".join(parts) if parts else ""
+        if self.unreadable:
+            line += f"; lines that are no JSON record: {self.unreadable:,}"
+        return line + "."
+
+
+def feed_lines(path: Path) -> Iterator[bytes]:
+    """Yield the lines of a JSONL feed (``.gz``: gzip-compressed, read as a stream, so that a compressed feed cut
+    short by a kill gives its whole lines up to the cut, then raises EOFError)."""
+    with open(path, "rb") as handle:
+        if path.suffix != ".gz":
+            yield from handle
+            return
+        inflate = zlib.decompressobj(wbits=GZIP_WBITS)
+        in_member = False  # a member was begun and has not ended
+        pending: list[bytes] = []  # the line being read, in pieces
+        while chunk := handle.read(READ_BYTES):
+            while chunk:
+                data = inflate.decompress(chunk)
+                in_member, chunk = True, b""
+                if inflate.eof:  # the member ended; another may follow (concatenated gzip streams)
+                    in_member, chunk = False, inflate.unused_data
+                    inflate = zlib.decompressobj(wbits=GZIP_WBITS)
+                *lines, rest = data.split(b"\n")
+                for line in lines:
+                    pending.append(line)
+                    yield b"".join(pending) + b"\n"
+                    pending = []
+                if rest:
+                    pending.append(rest)
+        if in_member:
+            raise EOFError(f"{path} ends before its compressed stream does")
+        if pending:
+            yield b"".join(pending)
+
+
+def _records(path: Path, selection: Selection,
+             on_bytes: Callable[[int], None]) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
+    """Yield ``(line number, line, record)`` of each non-blank line; the record of a line that is no JSON object
+    is None."""
+    try:
+        for number, raw in enumerate(feed_lines(path)):
+            on_bytes(len(raw))
+            if not raw.strip():
+                continue
+            try:
+                record = json.loads(raw)
+            except (ValueError, RecursionError):
+                record = None
+            yield number, raw, record if isinstance(record, dict) else None
+    except (EOFError, zlib.error):  # a compressed feed cut short, or damaged: its lines up to there were read
+        selection.cut.append(str(path))
+
+
+def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], None] = lambda n: None) -> Selection:
+    """Read the feeds and choose each kept page's record (module docstring)."""
+    selection = Selection()
+    chosen, left_out = selection.chosen, selection.left_out
+    for index, path in enumerate(feeds):
+        for number, _, record in _records(path, selection, on_bytes):
+            if record is None:
+                selection.unreadable += 1
+                continue
+            selection.records += 1
+            reason = filters.reason(record)
+            if reason is not None:
+                left_out[reason] += 1
+                continue
+            key = str(record.get("url") or record.get("canonical_url") or f"{path}:{number}")
+            fetched = record.get("fetched_at")
+            version = (fetched if isinstance(fetched, str) else "", index, number)
+            earlier = chosen.get(key)
+            if earlier is not None:
+                left_out[OLDER_VERSION] += 1
+                if earlier > version:
+                    continue
+            chosen[key] = version
+    return selection
+
+
+def write_corpus(feeds: Sequence[Path], selection: Selection, out: IO[bytes], fields: Sequence[str] = (),
+                 on_bytes: Callable[[int], None] = lambda n: None) -> int:
+    """Write the chosen records, in the feeds' order, to ``out``: each line as the crawl wrote it, or with only
+    ``fields``, in their order, when given. Return how many were written."""
+    wanted = {(index, number) for _, index, number in selection.chosen.values()}
+    written = 0
+    ignore = Selection()  # the damage was counted by select
+    for index, path in enumerate(feeds):
+        for number, raw, record in _records(path, ignore, on_bytes):
+            if (index, number) not in wanted or record is None:
+                continue
+            if fields:
+                raw = _json_line({name: record.get(name) for name in fields})
+            out.write(raw if raw.endswith(b"\n") else raw + b"\n")
+            written += 1
+    return written
+
+
+def _json_line(record: dict[str, Any]) -> bytes:
+    """Return a record as a UTF-8 JSON line; a lone surrogate (from a JSON escape) stays escaped."""
+    try:
+        return json.dumps(record, ensure_ascii=False).encode("utf-8") + b"\n"
+    except UnicodeEncodeError:
+        return json.dumps(record).encode("ascii") + b"\n"
+
+
+def feed_paths(args: Sequence[str]) -> list[Path]:
+    """Return the feeds the arguments name: files, and the ``*.jsonl`` / ``*.jsonl.gz`` files of folders in name
+    order (a scheduled crawl's ``%(time)s`` names sort by time). ValueError for a path that is neither."""
+    paths: list[Path] = []
+    for arg in args:
+        path = Path(arg)
+        if path.is_dir():
+            paths.extend(sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))))
+        elif path.is_file():
+            paths.append(path)
+        else:
+            raise ValueError(f"{arg} is no file or folder")
+    return paths
+
+
+def replace_atomically(target: Path, write: Callable[[IO[bytes]], object]) -> None:
+    """Write ``target`` through a temporary file beside it, renamed over it when complete: a kill or an error
+    leaves the old file (or none) and no half corpus."""
+    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below; the name outlives it, for the rename)
+        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False)
+    try:
+        with handle:
+            write(handle)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(handle.name, target)
+    except BaseException:
+        Path(handle.name).unlink(missing_ok=True)
+        raise

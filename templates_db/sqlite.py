@@ -189,3 +189,12 @@ def database_path(location: str | Path, filename: str, kind: str,
     if path.suffix.lower() not in FILE_SUFFIXES and not path.is_file():
         path = path / filename
     return path
+
+
+def database_exists(path: Path) -> bool:
+    """Return whether ``path`` holds a database for a reader to open: a file with something in it. A zero-length
+    file is none yet (SQLite would take it as an empty database, and opening it writes the schema into it)."""
+    try:
+        return path.is_file() and path.stat().st_size > 0
+    except OSError:
+        return False

@@ -18,7 +18,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_path
+from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_exists, database_path
 
 logger = logging.getLogger(__name__)
 
@@ -352,7 +352,8 @@ def store_path(location: str | Path) -> Path | None:
 
 
 def store_exists(location: str | Path) -> bool:
-    """Return True when the store at `location` exists (readers check first: opening creates it).
+    """Return True when the store at `location` exists (readers check first: opening creates it, and writes the
+    schema into a zero-length file, which counts as no store).
 
     Non-SQLite URLs count as existing (open_store decides about them).
     """
@@ -360,7 +361,7 @@ def store_exists(location: str | Path) -> bool:
         path = store_path(location)
     except TemplateStoreError:
         return True
-    return path is None or path.is_file()
+    return path is None or database_exists(path)
 
 
 def open_store(location: str | Path) -> TemplateStore:

@@ -15,8 +15,8 @@ The state (:mod:`templates_db.state`) is the file CRAWL_STATE_STORE names (defau
 * ``forget SITE``: deletes the site's pages, queue, hubs, aliases and fingerprints; its next crawl
   is a first one (every page fetched and exported again).
 
-Reading actions never create a state. Exit status: 0 done; 1 for an unknown URL or site; 2 when
-the state is unusable (corrupt, locked, newer schema).
+Reading actions never create a state (a zero-length file counts as none and is left so). Exit status: 0 done;
+1 for an unknown URL or site; 2 when the state is unusable (corrupt, locked, newer schema).
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from scrapy.exceptions import UsageError
 
 from crawler.commands.templates import format_table, iso_time
 from crawler.state import CrawlStateConfig
+from templates_db.sqlite import database_exists
 from templates_db.state import CrawlState, CrawlStateError, open_state, state_path
 
 ACTIONS = ("list", "show", "forget")
@@ -91,7 +92,7 @@ class Command(ScrapyCommand):
         location = opts.store or config.location(self.settings.get("TEMPLATES_STORE", ""))
         try:
             path = state_path(location)
-            if path is not None and not path.is_file():
+            if path is not None and not database_exists(path):  # a zero-length file is none yet: left as it is
                 print(f"No crawl state at {path}.")
                 self.exitcode = 0 if action == "list" else 1
                 return

@@ -28,7 +28,7 @@ overrides it for one run.
   when it has that many pages (otherwise it is parked for the next build or crawl). An
   existing library is extended. Prints pages read, failed, batches and active templates.
 
-Reading actions never create a store: a missing store has no sites. Exit status: 0 done;
+Reading actions never create a store: a missing store (or a zero-length file) has no sites. Exit status: 0 done;
 1 when SITE is unknown to the store (the known sites are listed) or ``build`` found or read no
 page; 2 when the store is unusable (corrupt file, newer schema). Bad usage is a UsageError.
 """

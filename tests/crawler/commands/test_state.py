@@ -41,6 +41,14 @@ def test_list_show_forget(tmp_path: Path) -> None:
     assert "No sites" in _state(["list"], tmp_path).stdout
 
 
+def test_a_zero_length_file_is_no_state_and_reading_leaves_it_so(tmp_path: Path) -> None:
+    empty = tmp_path / "crawl_state.sqlite3"
+    empty.touch()
+    assert "No crawl state" in _state(["list"], tmp_path).stdout
+    assert _state(["show", "http://n.test/a"], tmp_path).returncode == 1
+    assert empty.stat().st_size == 0
+
+
 def test_unusable_state_exits_2(tmp_path: Path) -> None:
     (tmp_path / "crawl_state.sqlite3").write_bytes(b"not a database at all" * 100)
     result = _state(["list"], tmp_path)

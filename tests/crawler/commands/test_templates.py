@@ -127,6 +127,12 @@ def test_list_of_a_missing_store_says_no_sites_and_creates_nothing(tmp_path: Pat
     process = scrapy("templates", "list", store=tmp_path / "none")
     assert process.returncode == 0 and "No sites" in process.stdout
     assert not (tmp_path / "none").exists()
+    # A zero-length file is no store yet: the readers leave it as it is (opening it wrote the schema into it).
+    empty = tmp_path / "empty.sqlite3"
+    empty.touch()
+    assert "No sites" in scrapy("templates", "list", store=empty).stdout
+    assert scrapy("templates", "show", "gazette", store=empty).returncode == 1
+    assert empty.stat().st_size == 0
 
 
 def test_show_lists_the_boilerplate_templates(built: dict[str, Path]) -> None:

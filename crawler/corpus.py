@@ -120,17 +120,21 @@ class Selection:
         return line + "."
 
 
-def feed_lines(path: Path) -> Iterator[bytes]:
+def feed_lines(path: Path, on_bytes: Callable[[int], None] = lambda n: None) -> Iterator[bytes]:
     """Yield the lines of a JSONL feed (``.gz``: gzip-compressed, read as a stream, so that a compressed feed cut
-    short by a kill gives its whole lines up to the cut, then raises EOFError)."""
+    short by a kill gives its whole lines up to the cut, then raises EOFError). ``on_bytes`` is told the bytes of
+    the file read (compressed ones for a compressed feed: a progress bar's total is the files' size)."""
     with open(path, "rb") as handle:
         if path.suffix != ".gz":
-            yield from handle
+            for line in handle:
+                on_bytes(len(line))
+                yield line
             return
         inflate = zlib.decompressobj(wbits=GZIP_WBITS)
         in_member = False  # a member was begun and has not ended
         pending: list[bytes] = []  # the line being read, in pieces
         while chunk := handle.read(READ_BYTES):
+            on_bytes(len(chunk))
             while chunk:
                 data = inflate.decompress(chunk)
                 in_member, chunk = True, b""
@@ -150,13 +154,13 @@ def feed_lines(path: Path) -> Iterator[bytes]:
             yield b"".join(pending)
 
 
-def _records(path: Path, selection: Selection,
-             on_bytes: Callable[[int], None]) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
-    """Yield ``(line number, line, record)`` of each non-blank line; the record of a line that is no JSON object
-    is None."""
+def feed_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None,
+                 cut: list[str] | None = None) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
+    """Yield ``(line number, line, record)`` of each non-blank line of a feed (``feed_lines``); the record of a
+    line that is no JSON object (a line a killed crawl cut short, another file's line) is None. A compressed feed
+    cut short or damaged ends at its last whole line, and its path is added to ``cut``."""
     try:
-        for number, raw in enumerate(feed_lines(path)):
-            on_bytes(len(raw))
+        for number, raw in enumerate(feed_lines(path, on_bytes)):
             if not raw.strip():
                 continue
             try:
@@ -164,8 +168,9 @@ def _records(path: Path, selection: Selection,
             except (ValueError, RecursionError):
                 record = None
             yield number, raw, record if isinstance(record, dict) else None
-    except (EOFError, zlib.error):  # a compressed feed cut short, or damaged: its lines up to there were read
-        selection.cut.append(str(path))
+    except (EOFError, zlib.error):
+        if cut is not None:
+            cut.append(str(path))
 
 
 def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], None] = lambda n: None) -> Selection:
@@ -173,7 +178,7 @@ def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], No
     selection = Selection()
     chosen, left_out = selection.chosen, selection.left_out
     for index, path in enumerate(feeds):
-        for number, _, record in _records(path, selection, on_bytes):
+        for number, _, record in feed_records(path, on_bytes, selection.cut):
             if record is None:
                 selection.unreadable += 1
                 continue
@@ -200,9 +205,8 @@ def write_corpus(feeds: Sequence[Path], selection: Selection, out: IO[bytes], fi
     ``fields``, in their order, when given. Return how many were written."""
     wanted = {(index, number) for _, index, number in selection.chosen.values()}
     written = 0
-    ignore = Selection()  # the damage was counted by select
     for index, path in enumerate(feeds):
-        for number, raw, record in _records(path, ignore, on_bytes):
+        for number, raw, record in feed_records(path, on_bytes):  # what is damaged was counted by select
             if (index, number) not in wanted or record is None:
                 continue
             if fields:

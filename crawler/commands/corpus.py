@@ -81,7 +81,7 @@ class Command(ScrapyCommand):
             return
         try:
             with Progress(size, "Reading records", unit="B") as progress:
-                selection = select(feeds, filters, lambda n: progress.update(n))
+                selection = select(feeds, filters, progress.update)
         except OSError as exc:
             print(f"error: cannot read the feeds: {exc}", file=sys.stderr)
             self.exitcode = 2
@@ -98,8 +98,7 @@ class Command(ScrapyCommand):
                 sys.stdout.flush()
             else:
                 with Progress(size, "Writing the corpus", unit="B") as progress:
-                    replace_atomically(output, lambda out: write_corpus(
-                        feeds, selection, out, fields, lambda n: progress.update(n)))
+                    replace_atomically(output, lambda out: write_corpus(feeds, selection, out, fields, progress.update))
         except BrokenPipeError:  # the reader stopped (``| head``): not this command's failure
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush would raise again
             self.exitcode = 0

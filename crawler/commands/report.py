@@ -2,10 +2,10 @@
 
     scrapy report FEED.jsonl... [--stats STATS.json] [--templates STORE] [-o REPORT.html] [--title TITLE]
 
-The records come from the JSONL feeds (several runs of a scheduled crawl give one report), the stats from the
-crawl's STATS_FILE (optional: without it the report is made from the records alone), the template counts from
-the template store (default: the TEMPLATES_STORE setting) and the sampled screenshots from the WARC files (or
-screenshot files) the records name. The same page the crawl writes at its end (REPORT_ENABLED).
+The records come from the JSONL feeds (several runs of a scheduled crawl give one report; ``.jsonl.gz`` too), the
+stats from the crawl's STATS_FILE (optional: without it the report is made from the records alone), the template
+counts from the template store (default: the TEMPLATES_STORE setting) and the sampled screenshots from the WARC
+files (or screenshot files) the records name. The same page the crawl writes at its end (REPORT_ENABLED).
 Default output: the first feed's name with ``.report.html`` for ``.jsonl``. Exit status 2 when a feed or the
 stats file cannot be read, 1 when the feeds hold no record.
 """
@@ -22,6 +22,7 @@ from typing import Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.corpus import feed_records
 from crawler.progress import Progress
 from crawler.report import CrawlSummary, write_report
 from crawler.report.summary import finite_number
@@ -73,22 +74,17 @@ class Command(ScrapyCommand):
             return
         summary = CrawlSummary()
         bad = 0
+        cut: list[str] = []
         with Progress(sum(sizes), "Reading records", unit="B") as progress:
             for feed in args:
-                with open(feed, "rb") as handle:
-                    for raw in handle:
-                        progress.update(len(raw))
-                        if not raw.strip():
-                            continue
-                        try:
-                            record = json.loads(raw)
-                        except (ValueError, RecursionError):
-                            bad += 1  # a line cut by a killed crawl
-                            continue
-                        if isinstance(record, dict):
-                            summary.add(record)
-                        else:
-                            bad += 1  # JSON, but no record (a list, a number): another file's line
+                for _, _, record in feed_records(Path(feed), progress.update, cut):
+                    if record is None:
+                        bad += 1  # a line cut by a killed crawl, or JSON that is no record: another file's line
+                    else:
+                        summary.add(record)
+        for cut_feed in cut:
+            logger.warning("%s ends early (a compressed feed cut by a kill): its records up to there are read",
+                           cut_feed)
         if bad:
             logger.warning("%d lines of %s are not JSON records: left out", bad, ", ".join(args))
         if not summary.records:

@@ -31,9 +31,9 @@ logger = logging.getLogger(__name__)
 
 
 def default_output(feed: str) -> Path:
-    """Return the report path beside a feed: ``x.jsonl`` -> ``x.report.html``."""
+    """Return the report path beside a feed: ``x.jsonl`` (or ``x.jsonl.gz``) -> ``x.report.html``."""
     path = Path(feed)
-    stem = path.name[:-len(".jsonl")] if path.name.endswith(".jsonl") else path.name
+    stem = path.name.removesuffix(".gz").removesuffix(".jsonl")
     return path.with_name(stem + ".report.html")
 
 

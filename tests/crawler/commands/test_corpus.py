@@ -188,3 +188,11 @@ def test_the_command(tmp_path: Path) -> None:
     (tmp_path / "empty.jsonl").write_bytes(b"\n")
     assert _corpus(str(tmp_path / "empty.jsonl")).returncode == 1
     assert Selection().summary() == "Kept 0 of 0 records."
+
+
+def test_the_report_reads_compressed_feeds_as_the_corpus_does(tmp_path: Path) -> None:
+    feed = _feed(tmp_path / "run.jsonl.gz", [_record("http://n.test/a"), _record("http://n.test/l", page_type="list")])
+    report = subprocess.run([sys.executable, "-m", "scrapy", "report", str(feed), "--templates", str(tmp_path)],
+                            cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    assert report.returncode == 0, report.stderr
+    assert "Report of 2 records written to" in report.stdout and (tmp_path / "run.report.html").is_file()

@@ -5,14 +5,16 @@ wants: error items, list pages, duplicates the crawl marked (``duplicate_of``), 
 when its text changed (``change: "changed"``, ``recrawl=changed``). :func:`select` reads the feeds once and
 decides which line of which file each kept page comes from; :func:`write_corpus` reads them again and writes
 those lines, in the feeds' order, with the fields asked for. Only each page's key and the position of its chosen
-line are held in memory, not the records.
+line are held in memory, not the records, and the fingerprints of the texts written.
 
 A record is kept when it is no error, has text, is of one of the page types asked for, is no duplicate (unless
 asked), in one of the languages asked for, at least ``min_chars`` long and not published before ``since`` (an
 undated page is kept, as the crawl's ``-a since=`` keeps it). Of the records of one page (its ``url``) that
 pass, the one fetched last is kept (``fetched_at``; the later line on a tie or without one): a changed article's
-last text replaces the earlier. Lines that are no JSON record (the line a killed crawl cut short, another
-file's lines) are counted and left out.
+last text replaces the earlier. Of the records left, one whose text is the same as an earlier one's (normalised:
+``extraction.dedup.text_hash``) or, by default, a near-duplicate of it, is left out too: the crawl
+marks the copies it sees with its state, and feeds of runs without one, or of several states, hold others. Lines
+that are no JSON record (the line a killed crawl cut short, another file's lines) are counted and left out.
 """
 
 from __future__ import annotations
@@ -28,19 +30,21 @@ from pathlib import Path
 from typing import IO, Any
 
 from crawler.state import date_timestamp, parse_since
+from extraction.dedup import DedupConfig, DuplicateIndex, fingerprint
 
 PAGE_TYPES = ("article", "list", "other")
 READ_BYTES = 1 << 16  # bytes read at a time from a compressed feed
 GZIP_WBITS = 31  # zlib's window bits for a gzip member
 DEFAULT_PAGE_TYPES = ("article",)
+NEAR, EXACT, KEEP = DUPLICATE_MODES = ("near", "exact", "keep")
 
 # Why a record is left out, in the order the checks run (the first that applies is counted).
-ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION = (
-    "error", "empty", "page_type", "duplicate", "language", "short", "before_since", "older_version")
-REASONS = (ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION)
+ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION, COPY = (
+    "error", "empty", "page_type", "duplicate", "language", "short", "before_since", "older_version", "copy")
+REASONS = (ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION, COPY)
 _REASON_TEXT = {ERROR: "errors", EMPTY: "without text", PAGE_TYPE: "other page types", DUPLICATE: "duplicates",
                 LANGUAGE: "other languages", SHORT: "under --min-chars", BEFORE_SINCE: "published before --since",
-                OLDER_VERSION: "older versions of a page"}
+                OLDER_VERSION: "older versions of a page", COPY: "copies of an earlier record's text"}
 
 
 @dataclass(frozen=True)
@@ -49,12 +53,14 @@ class Filters:
 
     page_types: tuple[str, ...] = DEFAULT_PAGE_TYPES  # empty: every type
     languages: tuple[str, ...] = ()  # primary subtags ("zh" keeps "zh-Hans"); empty: every language
-    keep_duplicates: bool = False
+    # near: the crawl's duplicates and the copies of an earlier text, the same or near (MinHash); exact: the same
+    # text only (faster); keep: every record
+    duplicates: str = NEAR
     min_chars: int = 0
     since: float | None = None  # a Unix time (``parse_since``)
 
     @classmethod
-    def parse(cls, page_types: str | None = None, languages: str | None = None, keep_duplicates: bool = False,
+    def parse(cls, page_types: str | None = None, languages: str | None = None, duplicates: str = NEAR,
               min_chars: int = 0, since: str | None = None) -> Filters:
         """Return the filters of the command's options; ValueError naming the option that cannot be read."""
         types = _names(page_types) if page_types is not None else DEFAULT_PAGE_TYPES
@@ -66,8 +72,13 @@ class Filters:
                              f"choose from {', '.join(PAGE_TYPES)} or all")
         if min_chars < 0:
             raise ValueError(f"--min-chars must be 0 or more, got {min_chars}")
-        return cls(types, tuple(name.lower() for name in _names(languages)), keep_duplicates, min_chars,
-                   parse_since(since))
+        if duplicates not in DUPLICATE_MODES:
+            raise ValueError(f"--duplicates must be one of {', '.join(DUPLICATE_MODES)}, got {duplicates!r}")
+        return cls(types, tuple(name.lower() for name in _names(languages)), duplicates, min_chars, parse_since(since))
+
+    @property
+    def keep_duplicates(self) -> bool:
+        return self.duplicates == KEEP
 
     def reason(self, record: dict[str, Any]) -> str | None:
         """Return why ``record`` is left out, or None when it is kept (its version aside)."""
@@ -174,7 +185,8 @@ def feed_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None,
 
 
 def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], None] = lambda n: None) -> Selection:
-    """Read the feeds and choose each kept page's record (module docstring)."""
+    """Read the feeds and choose each kept page's record (module docstring), copies of an earlier text aside:
+    ``write_corpus`` leaves those out as it writes, in the feeds' order."""
     selection = Selection()
     chosen, left_out = selection.chosen, selection.left_out
     for index, path in enumerate(feeds):
@@ -187,7 +199,7 @@ def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], No
             if reason is not None:
                 left_out[reason] += 1
                 continue
-            key = str(record.get("url") or record.get("canonical_url") or f"{path}:{number}")
+            key = _key(record, path, number)
             fetched = record.get("fetched_at")
             version = (fetched if isinstance(fetched, str) else "", index, number)
             earlier = chosen.get(key)
@@ -199,16 +211,37 @@ def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], No
     return selection
 
 
+def _key(record: dict[str, Any], path: Path, number: int) -> str:
+    """Return the page a record is of: its URL (the line's place for a record without one)."""
+    return str(record.get("url") or record.get("canonical_url") or f"{path}:{number}")
+
+
 def write_corpus(feeds: Sequence[Path], selection: Selection, out: IO[bytes], fields: Sequence[str] = (),
-                 on_bytes: Callable[[int], None] = lambda n: None) -> int:
+                 on_bytes: Callable[[int], None] = lambda n: None, duplicates: str = NEAR,
+                 dedup: DedupConfig | None = None) -> int:
     """Write the chosen records, in the feeds' order, to ``out``: each line as the crawl wrote it, or with only
-    ``fields``, in their order, when given. Return how many were written."""
+    ``fields``, in their order, when given. Return how many were written.
+
+    Unless ``duplicates`` is ``keep``, a record whose text is the same as an earlier written record's, or (``near``)
+    a near-duplicate of it, is left out and counted (the crawl's ``DuplicateIndex`` and ``DEDUP_*`` settings,
+    ``dedup``): the copies the crawl could not mark, in runs without a shared crawl state or with
+    ``DEDUP_ENABLED=False``. List pages are not looked up, as the crawl does not deduplicate them."""
     wanted = {(index, number) for _, index, number in selection.chosen.values()}
+    config = dedup if dedup is not None else DedupConfig()
+    texts = DuplicateIndex(config) if duplicates != KEEP else None
     written = 0
     for index, path in enumerate(feeds):
         for number, raw, record in feed_records(path, on_bytes):  # what is damaged was counted by select
             if (index, number) not in wanted or record is None:
                 continue
+            if texts is not None and record.get("page_type") != "list":
+                key = _key(record, path, number)
+                fp = fingerprint(str(record.get("text") or ""), config, signature=duplicates == NEAR)
+                if texts.find(fp, exclude=key) is not None:
+                    del selection.chosen[key]
+                    selection.left_out[COPY] += 1
+                    continue
+                texts.add(key, fp)
             if fields:
                 raw = _json_line({name: record.get(name) for name in fields})
             out.write(raw if raw.endswith(b"\n") else raw + b"\n")

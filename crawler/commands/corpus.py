@@ -1,14 +1,15 @@
 """``scrapy corpus``: the text corpus of a crawl's JSONL feeds, each page once.
 
     scrapy corpus FEED.jsonl|FOLDER... [-o CORPUS.jsonl] [--page-types article] [--lang zh,en]
-                  [--since DATE] [--min-chars N] [--keep-duplicates] [--fields url,title,text]
+                  [--since DATE] [--min-chars N] [--duplicates near|exact|keep] [--fields url,title,text]
 
 Reads the feeds of one or many runs (a folder: its ``*.jsonl`` and ``*.jsonl.gz`` files in name order) and writes
-the records a text corpus keeps (:mod:`crawler.corpus`): no error items, no page without text, the page types
-asked for (default: articles), no duplicates the crawl marked, and of a page exported more than once (an article
-whose text changed) its last version. Lines are written as the crawl wrote them, or with only ``--fields``.
-``-o`` is written through a temporary file renamed at the end (default: standard output). Exit status 2 when a
-feed cannot be read or an option is wrong, 1 when the feeds hold no record.
+the records a text corpus keeps (:mod:`crawler.corpus`): no error items, no page without text, the page types asked
+for (default: articles), no duplicates the crawl marked nor copies of an earlier record's text, the same or near
+(``--duplicates``), and of a page exported more than once (an article whose text changed) its last version. Lines
+are written as the crawl wrote them, or with only ``--fields``. ``-o`` is written through a temporary file renamed
+at the end (default: standard output). Exit status 2 when a feed cannot be read or an option is wrong, 1 when the
+feeds hold no record.
 """
 
 from __future__ import annotations
@@ -22,8 +23,9 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from crawler.corpus import Filters, feed_paths, replace_atomically, select, write_corpus
+from crawler.corpus import DUPLICATE_MODES, NEAR, Filters, feed_paths, replace_atomically, select, write_corpus
 from crawler.progress import Progress
+from extraction.dedup import DedupConfig
 from extraction.record import schema
 
 logger = logging.getLogger(__name__)
@@ -52,8 +54,10 @@ class Command(ScrapyCommand):
         parser.add_argument("--since", metavar="DATE", default=None,
                             help="leave out records published before this ISO 8601 date or time (undated are kept)")
         parser.add_argument("--min-chars", metavar="N", type=int, default=0, help="leave out texts shorter than N")
-        parser.add_argument("--keep-duplicates", action="store_true",
-                            help="keep the records the crawl marked duplicate_of")
+        parser.add_argument("--duplicates", choices=DUPLICATE_MODES, default=NEAR,
+                            help="near (default): leave out the records the crawl marked duplicate_of and the copies "
+                                 "of an earlier record's text, the same or near (MinHash, the DEDUP_* settings); "
+                                 "exact: the same text only (faster); keep: keep them all")
         parser.add_argument("--fields", metavar="NAMES", default=None,
                             help="comma-separated record fields to write, in this order (default: the whole record)")
 
@@ -67,7 +71,8 @@ class Command(ScrapyCommand):
             if unknown:
                 raise ValueError(f"--fields: unknown field(s) {', '.join(unknown)}; the record's fields are "
                                  f"{', '.join(known)}")
-            filters = Filters.parse(opts.page_types, opts.lang, opts.keep_duplicates, opts.min_chars, opts.since)
+            filters = Filters.parse(opts.page_types, opts.lang, opts.duplicates, opts.min_chars, opts.since)
+            dedup = DedupConfig.from_settings(self.settings)
             feeds = feed_paths(args)
             if not feeds:
                 raise ValueError(f"no .jsonl feed in {' '.join(args)}")
@@ -94,11 +99,12 @@ class Command(ScrapyCommand):
             return
         try:
             if output is None:
-                write_corpus(feeds, selection, sys.stdout.buffer, fields)
+                write_corpus(feeds, selection, sys.stdout.buffer, fields, duplicates=filters.duplicates, dedup=dedup)
                 sys.stdout.flush()
             else:
                 with Progress(size, "Writing the corpus", unit="B") as progress:
-                    replace_atomically(output, lambda out: write_corpus(feeds, selection, out, fields, progress.update))
+                    replace_atomically(output, lambda out: write_corpus(feeds, selection, out, fields, progress.update,
+                                                                        filters.duplicates, dedup))
         except BrokenPipeError:  # the reader stopped (``| head``): not this command's failure
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush would raise again
             self.exitcode = 0

@@ -21,8 +21,8 @@ TEXT = "The council met on Tuesday to discuss the budget.\nResidents asked about
 
 
 def _record(url: str, **fields: Any) -> dict[str, Any]:
-    """A record as the crawl exports it (every field of the schema), an article with text by default."""
-    values: dict[str, Any] = {"page_type": "article", "text": TEXT, "lang": "en", "change": "new",
+    """A record as the crawl exports it (every field of the schema), an article with text of its own by default."""
+    values: dict[str, Any] = {"page_type": "article", "text": f"{TEXT}\nMore at {url}.", "lang": "en", "change": "new",
                               "fetched_at": "2026-11-20T10:00:00+00:00", **fields}
     record = Record(url=url)
     for name, value in values.items():
@@ -38,11 +38,19 @@ def _feed(path: Path, records: list[Any], tail: bytes = b"") -> Path:
     return path
 
 
-def _urls(feeds: list[Path], filters: Filters | None = None, fields: tuple[str, ...] = ()) -> list[str]:
-    selection = select(feeds, filters or Filters())
+def _corpus_of(feeds: list[Path], filters: Filters | None = None,
+               fields: tuple[str, ...] = ()) -> tuple[Selection, list[dict[str, Any]]]:
+    """Select and write the corpus of ``feeds``; return the selection (with the copies left out) and the records."""
+    filters = filters or Filters()
+    selection = select(feeds, filters)
     out = io.BytesIO()
-    assert write_corpus(feeds, selection, out, fields) == selection.kept
-    return [json.loads(line)["url"] for line in out.getvalue().splitlines()]
+    written = write_corpus(feeds, selection, out, fields, duplicates=filters.duplicates)
+    assert written == selection.kept
+    return selection, [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def _urls(feeds: list[Path], filters: Filters | None = None) -> list[str]:
+    return [record["url"] for record in _corpus_of(feeds, filters)[1]]
 
 
 def test_the_corpus_keeps_articles_with_text_once_and_says_why_the_rest_went(tmp_path: Path) -> None:
@@ -60,7 +68,7 @@ def test_the_corpus_keeps_articles_with_text_once_and_says_why_the_rest_went(tmp
     assert selection.summary() == ("Kept 2 of 6 records; left out: errors 1, without text 1, other page types 1, "
                                    "duplicates 1; lines that are no JSON record: 1.")
     assert _urls([feed]) == ["http://n.test/a", "http://n.test/b"]
-    assert _urls([feed], Filters(page_types=(), keep_duplicates=True)) == [
+    assert _urls([feed], Filters(page_types=(), duplicates="keep")) == [
         "http://n.test/a", "http://n.test/list", "http://n.test/dup", "http://n.test/b"]
 
 
@@ -145,6 +153,7 @@ def test_folders_give_their_feeds_in_name_order(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("options", "message"), [
     ({"page_types": "articles"}, "unknown page type"), ({"min_chars": -1}, "--min-chars"),
+    ({"duplicates": "drop"}, "--duplicates"),
     ({"since": "last week"}, "ISO 8601")])
 def test_options_that_cannot_be_read(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
@@ -196,3 +205,22 @@ def test_the_report_reads_compressed_feeds_as_the_corpus_does(tmp_path: Path) ->
                             cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
     assert report.returncode == 0, report.stderr
     assert "Report of 2 records written to" in report.stdout and (tmp_path / "run.report.html").is_file()
+
+
+def test_copies_of_an_earlier_text_are_left_out_across_feeds(tmp_path: Path) -> None:
+    story = "The council met on Tuesday to discuss the budget for the coming year. " * 8
+    first = _feed(tmp_path / "a.jsonl", [_record("http://n.test/a", text=story),
+                                         _record("http://n.test/list", page_type="list", text="Home\nNews")])
+    second = _feed(tmp_path / "b.jsonl", [
+        _record("http://m.test/copy", text=story.upper().replace(". ", ".\n")),  # the same text, reflowed
+        _record("http://m.test/framed", text="Reprinted from the Gazette.\n" + story),  # a near-duplicate
+        _record("http://m.test/list", page_type="list", text="Home\nNews"),  # lists are not deduplicated
+    ])
+    selection, records = _corpus_of([first, second], Filters(page_types=(), duplicates="exact"))
+    assert [r["url"] for r in records] == ["http://n.test/a", "http://n.test/list", "http://m.test/framed",
+                                           "http://m.test/list"]
+    assert selection.left_out == {"copy": 1} and selection.kept == 4
+    selection, records = _corpus_of([first, second], Filters(page_types=()))  # near: the default
+    assert [r["url"] for r in records] == ["http://n.test/a", "http://n.test/list", "http://m.test/list"]
+    assert selection.summary() == "Kept 3 of 5 records; left out: copies of an earlier record's text 2."
+    assert len(_urls([first, second], Filters(page_types=(), duplicates="keep"))) == 5

@@ -50,7 +50,8 @@ def canonical_url(url: str, trailing_slash: TrailingSlash = "keep") -> str:
     # them: split on "&", its ";" and "=" were encoded into one value ("id=3%3Bpage%3D2"), which such a server
     # reads as another page. Any other ";" ("?q=a;b") is part of a value.
     separator = "&"
-    if ";" in parts.query and "&" not in parts.query and all("=" in piece for piece in parts.query.split(";")):
+    if ";" in parts.query and "&" not in parts.query \
+            and all("=" in piece for piece in parts.query.split(";") if piece):  # "?id=3;page=2;" too
         separator = ";"
     query = separator.join(piece for piece in parts.query.split(separator)
                            if piece and not is_tracking_param(unquote_plus(piece.split("=", 1)[0])))

@@ -30,6 +30,7 @@ from crawler.urls import canonical_url, is_tracking_param, url_has_prefix
         ("http://a.test/p;jsessionid=AB?x=1", "http://a.test/p;jsessionid=AB?x=1"),
         ("http://a.test/s?q=a;b&lang=en", "http://a.test/s?lang=en&q=a%3Bb"),
         ("http://a.test/s?q=a;b", "http://a.test/s?q=a%3Bb"),
+        ("http://a.test/cgi?id=3;;page=2;", "http://a.test/cgi?id=3;page=2"),
     ],
 )
 def test_canonical_url(url: str, expected: str) -> None:

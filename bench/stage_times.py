@@ -188,6 +188,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--rounds", type=int, default=3, help="runs a set; the median run is reported")
     parser.add_argument("--out", type=Path, default=OUT)
     args = parser.parse_args(argv)
+    if args.rounds < 1 or (args.pages is not None and args.pages < 1):
+        parser.error("--rounds and --pages must be 1 or more")
     results = []
     for name in args.sets:
         results.append(measure(name, args.pages, args.rounds))

@@ -10,7 +10,8 @@ line are held in memory, not the records, and the fingerprints of the texts writ
 A record is kept when it is no error, has text, is of one of the page types asked for, is no duplicate (unless
 asked), in one of the languages asked for, at least ``min_chars`` long and not published before ``since`` (an
 undated page is kept, as the crawl's ``-a since=`` keeps it). Of the records of one page (its ``url``) that
-pass, the one fetched last is kept (``fetched_at``; the later line on a tie or without one): a changed article's
+pass, the one fetched last is kept (``fetched_at`` as a time; on a tie, or between records without one, the later
+line; a record without one is older than one with it): a changed article's
 last text replaces the earlier. Of the records left, one whose text is the same as an earlier one's (normalised:
 ``extraction.dedup.text_hash``) or, by default, a near-duplicate of it, is left out too: the crawl
 marks the copies it sees with its state, and feeds of runs without one, or of several states, hold others. Lines
@@ -20,7 +21,9 @@ that are no JSON record (the line a killed crawl cut short, another file's lines
 from __future__ import annotations
 
 import json
+import math
 import os
+import stat
 import tempfile
 import zlib
 from collections import Counter
@@ -39,12 +42,13 @@ DEFAULT_PAGE_TYPES = ("article",)
 NEAR, EXACT, KEEP = DUPLICATE_MODES = ("near", "exact", "keep")
 
 # Why a record is left out, in the order the checks run (the first that applies is counted).
-ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION, COPY = (
-    "error", "empty", "page_type", "duplicate", "language", "short", "before_since", "older_version", "copy")
-REASONS = (ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION, COPY)
+ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION, COPY, GONE = (
+    "error", "empty", "page_type", "duplicate", "language", "short", "before_since", "older_version", "copy", "gone")
+REASONS = (ERROR, EMPTY, PAGE_TYPE, DUPLICATE, LANGUAGE, SHORT, BEFORE_SINCE, OLDER_VERSION, COPY, GONE)
 _REASON_TEXT = {ERROR: "errors", EMPTY: "without text", PAGE_TYPE: "other page types", DUPLICATE: "duplicates",
                 LANGUAGE: "other languages", SHORT: "under --min-chars", BEFORE_SINCE: "published before --since",
-                OLDER_VERSION: "older versions of a page", COPY: "copies of an earlier record's text"}
+                OLDER_VERSION: "older versions of a page", COPY: "copies of an earlier record's text",
+                GONE: "changed in their feed since it was read"}
 
 
 @dataclass(frozen=True)
@@ -64,6 +68,8 @@ class Filters:
               min_chars: int = 0, since: str | None = None) -> Filters:
         """Return the filters of the command's options; ValueError naming the option that cannot be read."""
         types = _names(page_types) if page_types is not None else DEFAULT_PAGE_TYPES
+        if not types:
+            raise ValueError("--page-types: give at least one page type, or all")
         if types == ("all",):
             types = ()
         unknown = [name for name in types if name not in PAGE_TYPES]
@@ -74,7 +80,13 @@ class Filters:
             raise ValueError(f"--min-chars must be 0 or more, got {min_chars}")
         if duplicates not in DUPLICATE_MODES:
             raise ValueError(f"--duplicates must be one of {', '.join(DUPLICATE_MODES)}, got {duplicates!r}")
-        return cls(types, tuple(name.lower() for name in _names(languages)), duplicates, min_chars, parse_since(since))
+        try:
+            moment = parse_since(since)
+        except ValueError as exc:
+            raise ValueError(f"--since: {exc}") from None
+        # "en-US" asks for English: the records' languages are compared by their primary subtags too.
+        return cls(types, tuple(name.split("-")[0].lower() for name in _names(languages)), duplicates, min_chars,
+                   moment)
 
     @property
     def keep_duplicates(self) -> bool:
@@ -111,11 +123,11 @@ def _names(value: str | None) -> tuple[str, ...]:
 class Selection:
     """What :func:`select` found: per page, the position (feed, line) of its kept record; the counts."""
 
-    chosen: dict[str, tuple[str, int, int]] = field(default_factory=dict)  # url -> (fetched_at, feed, line)
+    chosen: dict[str, tuple[float, int, int]] = field(default_factory=dict)  # url -> (fetched_at, feed, line)
     left_out: Counter[str] = field(default_factory=Counter)
     records: int = 0
     unreadable: int = 0  # lines that are no JSON record
-    cut: list[str] = field(default_factory=list)  # compressed feeds that end early (a killed crawl's)
+    cut: list[str] = field(default_factory=list)  # compressed feeds read only in part, and why
 
     @property
     def kept(self) -> int:
@@ -147,6 +159,10 @@ def feed_lines(path: Path, on_bytes: Callable[[int], None] = lambda n: None) -> 
         while chunk := handle.read(READ_BYTES):
             on_bytes(len(chunk))
             while chunk:
+                if not in_member:
+                    chunk = chunk.lstrip(b"\0")  # zeros padding a gzip file after a member (as gzip reads it)
+                    if not chunk:
+                        break
                 data = inflate.decompress(chunk)
                 in_member, chunk = True, b""
                 if inflate.eof:  # the member ended; another may follow (concatenated gzip streams)
@@ -169,7 +185,7 @@ def feed_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None,
                  cut: list[str] | None = None) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
     """Yield ``(line number, line, record)`` of each non-blank line of a feed (``feed_lines``); the record of a
     line that is no JSON object (a line a killed crawl cut short, another file's line) is None. A compressed feed
-    cut short or damaged ends at its last whole line, and its path is added to ``cut``."""
+    cut short or damaged ends at its last whole line, and ``cut`` is told why (the path and the reason)."""
     try:
         for number, raw in enumerate(feed_lines(path, on_bytes)):
             if not raw.strip():
@@ -179,9 +195,12 @@ def feed_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None,
             except (ValueError, RecursionError):
                 record = None
             yield number, raw, record if isinstance(record, dict) else None
-    except (EOFError, zlib.error):
+    except EOFError:
         if cut is not None:
-            cut.append(str(path))
+            cut.append(f"{path} ends early (a compressed feed cut by a kill)")
+    except zlib.error as exc:
+        if cut is not None:
+            cut.append(f"{path} holds data that is no gzip stream ({exc})")
 
 
 def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], None] = lambda n: None) -> Selection:
@@ -201,7 +220,8 @@ def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], No
                 continue
             key = _key(record, path, number)
             fetched = record.get("fetched_at")
-            version = (fetched if isinstance(fetched, str) else "", index, number)
+            moment = date_timestamp(fetched) if isinstance(fetched, str) else None
+            version = (moment if moment is not None else -math.inf, index, number)
             earlier = chosen.get(key)
             if earlier is not None:
                 left_out[OLDER_VERSION] += 1
@@ -230,12 +250,17 @@ def write_corpus(feeds: Sequence[Path], selection: Selection, out: IO[bytes], fi
     config = dedup if dedup is not None else DedupConfig()
     texts = DuplicateIndex(config) if duplicates != KEEP else None
     written = 0
+    unwritten = set(selection.chosen)
     for index, path in enumerate(feeds):
         for number, raw, record in feed_records(path, on_bytes):  # what is damaged was counted by select
             if (index, number) not in wanted or record is None:
                 continue
+            key = _key(record, path, number)
+            chosen = selection.chosen.get(key)
+            if chosen is None or chosen[1:] != (index, number):  # the feed changed since select read it
+                continue
+            unwritten.discard(key)
             if texts is not None and record.get("page_type") != "list":
-                key = _key(record, path, number)
                 fp = fingerprint(str(record.get("text") or ""), config, signature=duplicates == NEAR)
                 if texts.find(fp, exclude=key) is not None:
                     del selection.chosen[key]
@@ -246,6 +271,9 @@ def write_corpus(feeds: Sequence[Path], selection: Selection, out: IO[bytes], fi
                 raw = _json_line({name: record.get(name) for name in fields})
             out.write(raw if raw.endswith(b"\n") else raw + b"\n")
             written += 1
+    for key in unwritten:  # its line was not where select found it: a feed rewritten meanwhile
+        del selection.chosen[key]
+        selection.left_out[GONE] += 1
     return written
 
 
@@ -257,18 +285,29 @@ def _json_line(record: dict[str, Any]) -> bytes:
         return json.dumps(record).encode("ascii") + b"\n"
 
 
-def feed_paths(args: Sequence[str]) -> list[Path]:
+def feed_paths(args: Sequence[str], output: Path | None = None) -> list[Path]:
     """Return the feeds the arguments name: files, and the ``*.jsonl`` / ``*.jsonl.gz`` files of folders in name
-    order (a scheduled crawl's ``%(time)s`` names sort by time). ValueError for a path that is neither."""
+    order (a scheduled crawl's ``%(time)s`` names sort by time), each once (the first place it is named). A folder's
+    file that is ``output`` is left out (the corpus of an earlier run written there). ValueError for a path that is
+    neither a file nor a folder, or a feed named that is ``output``."""
     paths: list[Path] = []
+    seen: set[Path] = set()
+    target = output.resolve() if output is not None else None
     for arg in args:
         path = Path(arg)
         if path.is_dir():
-            paths.extend(sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz"))))
+            found = sorted(p for p in path.iterdir() if p.is_file() and p.name.endswith((".jsonl", ".jsonl.gz")))
+            found = [p for p in found if p.resolve() != target]
         elif path.is_file():
-            paths.append(path)
+            if path.resolve() == target:
+                raise ValueError(f"-o {output} is one of the feeds: it would be replaced by its own corpus")
+            found = [path]
         else:
             raise ValueError(f"{arg} is no file or folder")
+        for feed in found:
+            if feed.resolve() not in seen:
+                seen.add(feed.resolve())
+                paths.append(feed)
     return paths
 
 
@@ -282,6 +321,15 @@ def replace_atomically(target: Path, write: Callable[[IO[bytes]], object]) -> No
             write(handle)
             handle.flush()
             os.fsync(handle.fileno())
+        # The temporary file is private (0600): the corpus gets the mode of the file it replaces, else the one a new
+        # file gets under the umask.
+        try:
+            mode = stat.S_IMODE(target.stat().st_mode)
+        except FileNotFoundError:
+            umask = os.umask(0)
+            os.umask(umask)
+            mode = 0o666 & ~umask
+        os.chmod(handle.name, mode)
         os.replace(handle.name, target)
     except BaseException:
         Path(handle.name).unlink(missing_ok=True)

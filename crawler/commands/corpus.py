@@ -56,8 +56,9 @@ class Command(ScrapyCommand):
         parser.add_argument("--min-chars", metavar="N", type=int, default=0, help="leave out texts shorter than N")
         parser.add_argument("--duplicates", choices=DUPLICATE_MODES, default=NEAR,
                             help="near (default): leave out the records the crawl marked duplicate_of and the copies "
-                                 "of an earlier record's text, the same or near (MinHash, the DEDUP_* settings); "
-                                 "exact: the same text only (faster); keep: keep them all")
+                                 "of an earlier record's text, the same or near (MinHash, with the crawl's "
+                                 "DEDUP_THRESHOLD and its other DEDUP_* values); exact: the same text only (faster); "
+                                 "keep: keep them all")
         parser.add_argument("--fields", metavar="NAMES", default=None,
                             help="comma-separated record fields to write, in this order (default: the whole record)")
 
@@ -73,12 +74,14 @@ class Command(ScrapyCommand):
                                  f"{', '.join(known)}")
             filters = Filters.parse(opts.page_types, opts.lang, opts.duplicates, opts.min_chars, opts.since)
             dedup = DedupConfig.from_settings(self.settings)
-            feeds = feed_paths(args)
-            if not feeds:
-                raise ValueError(f"no .jsonl feed in {' '.join(args)}")
             output = Path(opts.output) if opts.output else None
             if output is not None and output.is_dir():
                 raise ValueError(f"-o {output} is a folder")
+            if output is not None and not output.absolute().parent.is_dir():
+                raise ValueError(f"-o {output}: there is no folder {output.absolute().parent}")
+            feeds = feed_paths(args, output)
+            if not feeds:
+                raise ValueError(f"no .jsonl feed in {' '.join(args)}")
             size = sum(path.stat().st_size for path in feeds)
         except (OSError, ValueError) as exc:
             print(f"error: {exc}", file=sys.stderr)
@@ -91,10 +94,11 @@ class Command(ScrapyCommand):
             print(f"error: cannot read the feeds: {exc}", file=sys.stderr)
             self.exitcode = 2
             return
-        for path in selection.cut:
-            logger.warning("%s ends early (a compressed feed cut by a kill): its records up to there are read", path)
+        for why in selection.cut:
+            logger.warning("%s: its records up to there are read", why)
         if not selection.records:
-            print("error: no record in " + " ".join(args), file=sys.stderr)
+            junk = f" ({selection.unreadable:,} lines that are no JSON record)" if selection.unreadable else ""
+            print(f"error: no record in {' '.join(args)}{junk}", file=sys.stderr)
             self.exitcode = 1
             return
         try:
@@ -109,9 +113,12 @@ class Command(ScrapyCommand):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush would raise again
             self.exitcode = 0
             return
-        except OSError as exc:  # a full disk, an unwritable place: no half corpus is left (see replace_atomically)
-            print(f"error: cannot write the corpus{f' to {output}' if output else ''}: {exc.strerror or exc}",
-                  file=sys.stderr)
+        except OSError as exc:  # no half corpus is left (see replace_atomically)
+            if exc.filename is not None and Path(exc.filename) in feeds:  # a feed gone since the first pass
+                print(f"error: cannot read {exc.filename} again: {exc.strerror or exc}", file=sys.stderr)
+            else:  # a full disk, an unwritable place
+                print(f"error: cannot write the corpus{f' to {output}' if output else ''}: {exc.strerror or exc}",
+                      file=sys.stderr)
             self.exitcode = 2
             return
         print(selection.summary() + (f" Written to {output}." if output else ""), file=sys.stderr)

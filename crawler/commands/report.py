@@ -82,9 +82,8 @@ class Command(ScrapyCommand):
                         bad += 1  # a line cut by a killed crawl, or JSON that is no record: another file's line
                     else:
                         summary.add(record)
-        for cut_feed in cut:
-            logger.warning("%s ends early (a compressed feed cut by a kill): its records up to there are read",
-                           cut_feed)
+        for why in cut:
+            logger.warning("%s: its records up to there are read", why)
         if bad:
             logger.warning("%d lines of %s are not JSON records: left out", bad, ", ".join(args))
         if not summary.records:

@@ -6,6 +6,8 @@ import gzip
 import hashlib
 import io
 import json
+import os
+import stat
 import subprocess
 import sys
 from pathlib import Path
@@ -136,10 +138,16 @@ def test_compressed_feeds_and_one_cut_by_a_kill(tmp_path: Path) -> None:
     cut = tmp_path / "b.jsonl.gz"
     cut.write_bytes(data[:len(data) // 2])
     selection = select([whole, cut], Filters())
-    assert selection.cut == [str(cut)] and 1 < selection.kept < 51
+    assert selection.cut == [f"{cut} ends early (a compressed feed cut by a kill)"] and 1 < selection.kept < 51
     joined = tmp_path / "c.jsonl.gz"  # two gzip streams one after the other (``cat a.gz b.gz``)
     joined.write_bytes(whole.read_bytes() + gzip.compress(json.dumps(_record("http://n.test/b")).encode()))
     assert _urls([joined]) == ["http://n.test/a", "http://n.test/b"] and not select([joined], Filters()).cut
+    padded = tmp_path / "d.jsonl.gz"  # zeros after the stream, which gzip reads past
+    padded.write_bytes(whole.read_bytes() + b"\0" * 700)
+    assert _urls([padded]) == ["http://n.test/a"] and not select([padded], Filters()).cut
+    other = tmp_path / "e.jsonl.gz"  # no gzip at all
+    other.write_bytes(b'{"url": "http://n.test/a"}\n')
+    assert select([other], Filters()).cut[0].startswith(f"{other} holds data that is no gzip stream")
 
 
 def test_folders_give_their_feeds_in_name_order(tmp_path: Path) -> None:
@@ -152,9 +160,9 @@ def test_folders_give_their_feeds_in_name_order(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    ({"page_types": "articles"}, "unknown page type"), ({"min_chars": -1}, "--min-chars"),
-    ({"duplicates": "drop"}, "--duplicates"),
-    ({"since": "last week"}, "ISO 8601")])
+    ({"page_types": "articles"}, "unknown page type"), ({"page_types": " , "}, "at least one page type"),
+    ({"min_chars": -1}, "--min-chars"), ({"duplicates": "drop"}, "--duplicates"),
+    ({"since": "last week"}, "--since: .*ISO 8601")])
 def test_options_that_cannot_be_read(options: dict[str, Any], message: str) -> None:
     with pytest.raises(ValueError, match=message):
         Filters.parse(**options)
@@ -224,3 +232,47 @@ def test_copies_of_an_earlier_text_are_left_out_across_feeds(tmp_path: Path) -> 
     assert [r["url"] for r in records] == ["http://n.test/a", "http://n.test/list", "http://m.test/list"]
     assert selection.summary() == "Kept 3 of 5 records; left out: copies of an earlier record's text 2."
     assert len(_urls([first, second], Filters(page_types=(), duplicates="keep"))) == 5
+
+
+def test_versions_are_ordered_by_time_whatever_the_zone(tmp_path: Path) -> None:
+    feed = _feed(tmp_path / "run.jsonl", [
+        _record("http://n.test/a", text="Fetched at 02:00 UTC, the later one.", fetched_at="2026-11-20T02:00:00+00:00"),
+        _record("http://n.test/a", text="Fetched at 01:00 UTC.", fetched_at="2026-11-20T09:00:00+08:00"),
+        _record("http://n.test/b", text="B with a time."),
+        _record("http://n.test/b", text="B without one.", fetched_at=None),
+    ])
+    assert [r["text"] for r in _corpus_of([feed])[1]] == ["Fetched at 02:00 UTC, the later one.", "B with a time."]
+
+
+def test_a_language_asked_with_its_region_is_the_language(tmp_path: Path) -> None:
+    feed = _feed(tmp_path / "run.jsonl", [_record("http://n.test/a", lang="en"), _record("http://n.test/b", lang="de")])
+    assert _urls([feed], Filters.parse(languages="en-US")) == ["http://n.test/a"]
+
+
+def test_each_feed_is_read_once_and_never_the_output(tmp_path: Path) -> None:
+    feed = _feed(tmp_path / "2026-11-20.jsonl", [_record("http://n.test/a")])
+    old_corpus = _feed(tmp_path / "all.jsonl", [_record("http://n.test/old")])
+    assert feed_paths([str(tmp_path), str(feed), str(tmp_path / "." / feed.name)], output=old_corpus) == [feed]
+    with pytest.raises(ValueError, match="is one of the feeds"):
+        feed_paths([str(feed)], output=feed)
+    assert select(feed_paths([str(feed), str(feed)]), Filters()).records == 1
+
+
+def test_a_feed_rewritten_between_the_two_passes_is_counted_not_a_traceback(tmp_path: Path) -> None:
+    feed = _feed(tmp_path / "run.jsonl", [_record("http://n.test/a"), _record("http://n.test/b")])
+    selection = select([feed], Filters())
+    _feed(feed, [_record("http://n.test/b"), _record("http://n.test/a")])  # the same pages, other lines
+    out = io.BytesIO()
+    assert write_corpus([feed], selection, out) == 0 and out.getvalue() == b""
+    assert selection.summary() == "Kept 0 of 2 records; left out: changed in their feed since it was read 2."
+
+
+def test_the_corpus_file_gets_the_mode_of_the_one_it_replaces(tmp_path: Path) -> None:
+    target = tmp_path / "corpus.jsonl"
+    replace_atomically(target, lambda out: out.write(b"new\n"))
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(target.stat().st_mode) == 0o666 & ~umask
+    target.chmod(0o640)
+    replace_atomically(target, lambda out: out.write(b"newer\n"))
+    assert stat.S_IMODE(target.stat().st_mode) == 0o640 and target.read_bytes() == b"newer\n"

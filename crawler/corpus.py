@@ -22,9 +22,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
-import stat
-import tempfile
 import zlib
 from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
@@ -309,28 +306,3 @@ def feed_paths(args: Sequence[str], output: Path | None = None) -> list[Path]:
                 seen.add(feed.resolve())
                 paths.append(feed)
     return paths
-
-
-def replace_atomically(target: Path, write: Callable[[IO[bytes]], object]) -> None:
-    """Write ``target`` through a temporary file beside it, renamed over it when complete: a kill or an error
-    leaves the old file (or none) and no half corpus."""
-    handle = tempfile.NamedTemporaryFile(  # noqa: SIM115 (closed below; the name outlives it, for the rename)
-        dir=target.parent, prefix=f".{target.name}.", suffix=".tmp", delete=False)
-    try:
-        with handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        # The temporary file is private (0600): the corpus gets the mode of the file it replaces, else the one a new
-        # file gets under the umask.
-        try:
-            mode = stat.S_IMODE(target.stat().st_mode)
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(handle.name, mode)
-        os.replace(handle.name, target)
-    except BaseException:
-        Path(handle.name).unlink(missing_ok=True)
-        raise

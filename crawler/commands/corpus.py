@@ -23,7 +23,8 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
-from crawler.corpus import DUPLICATE_MODES, NEAR, Filters, feed_paths, replace_atomically, select, write_corpus
+from crawler.corpus import DUPLICATE_MODES, NEAR, Filters, feed_paths, select, write_corpus
+from crawler.files import replace_atomically
 from crawler.progress import Progress
 from extraction.dedup import DedupConfig
 from extraction.record import schema
@@ -113,7 +114,7 @@ class Command(ScrapyCommand):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())  # the exit's flush would raise again
             self.exitcode = 0
             return
-        except OSError as exc:  # no half corpus is left (see replace_atomically)
+        except OSError as exc:  # no half corpus is left (crawler.files.replace_atomically)
             if exc.filename is not None and Path(exc.filename) in feeds:  # a feed gone since the first pass
                 print(f"error: cannot read {exc.filename} again: {exc.strerror or exc}", file=sys.stderr)
             else:  # a full disk, an unwritable place

@@ -8,11 +8,11 @@ Written when a crawl ends (``crawler.extensions.CrawlReportExtension``, REPORT_E
 from __future__ import annotations
 
 import logging
-import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from crawler.files import replace_atomically
 from crawler.report.summary import CrawlSummary, Sampled
 from extraction.warc import read_capture
 from templates_db.sqlite import DatabaseError
@@ -53,20 +53,9 @@ def template_counts(location: str | None, sites: list[str]) -> dict[str, int] | 
 
 def write_report(path: str | Path, summary: CrawlSummary, stats: Mapping[str, Any] | None,
                  templates_store: str | None = None, title: str = "Crawl report") -> Path:
-    """Write the report to ``path`` (atomically); return the path."""
+    """Write the report to ``path`` (atomically: ``crawler.files.replace_atomically``); return the path."""
     from crawler.report.html import render_report  # matplotlib: loaded when a report is made, not by every crawl
 
     page = render_report(summary, stats, template_counts(templates_store, list(summary.sites)), load_screenshot,
                          title)
-    target = Path(path).resolve()  # through a symbolic link: replacing the link would leave its file as it was
-    if target.exists() and not target.is_file():
-        raise IsADirectoryError(21, "not a regular file (a folder, a device)", str(target))
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(f".{target.name}.{os.getpid()}.tmp")  # created with the umask's permissions
-    try:
-        partial.write_text(page, encoding="utf-8")
-        os.replace(partial, target)
-    except BaseException:
-        partial.unlink(missing_ok=True)
-        raise
-    return target
+    return replace_atomically(path, lambda handle: handle.write(page.encode("utf-8")))

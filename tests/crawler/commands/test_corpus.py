@@ -15,7 +15,8 @@ from typing import Any
 
 import pytest
 
-from crawler.corpus import Filters, Selection, feed_paths, replace_atomically, select, write_corpus
+from crawler.corpus import Filters, Selection, feed_paths, select, write_corpus
+from crawler.files import replace_atomically
 from extraction.record import Record
 from tests.crawl_helpers import REPO
 

@@ -23,8 +23,8 @@ from __future__ import annotations
 import json
 import math
 import zlib
-from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections import Counter, defaultdict
+from collections.abc import Callable, Container, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO, Any
@@ -178,14 +178,15 @@ def feed_lines(path: Path, on_bytes: Callable[[int], None] = lambda n: None) -> 
             yield b"".join(pending)
 
 
-def feed_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None,
-                 cut: list[str] | None = None) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
-    """Yield ``(line number, line, record)`` of each non-blank line of a feed (``feed_lines``); the record of a
-    line that is no JSON object (a line a killed crawl cut short, another file's line) is None. A compressed feed
-    cut short or damaged ends at its last whole line, and ``cut`` is told why (the path and the reason)."""
+def feed_records(path: Path, on_bytes: Callable[[int], None] = lambda n: None, cut: list[str] | None = None,
+                 only: Container[int] | None = None) -> Iterator[tuple[int, bytes, dict[str, Any] | None]]:
+    """Yield ``(line number, line, record)`` of each non-blank line of a feed (``feed_lines``), or of the line
+    numbers in ``only`` (the others are not parsed); the record of a line that is no JSON object (a line a killed
+    crawl cut short, another file's line) is None. A compressed feed cut short or damaged ends at its last whole
+    line, and ``cut`` is told why (the path and the reason)."""
     try:
         for number, raw in enumerate(feed_lines(path, on_bytes)):
-            if not raw.strip():
+            if (only is not None and number not in only) or not raw.strip():
                 continue
             try:
                 record = json.loads(raw)
@@ -243,14 +244,17 @@ def write_corpus(feeds: Sequence[Path], selection: Selection, out: IO[bytes], fi
     a near-duplicate of it, is left out and counted (the crawl's ``DuplicateIndex`` and ``DEDUP_*`` settings,
     ``dedup``): the copies the crawl could not mark, in runs without a shared crawl state or with
     ``DEDUP_ENABLED=False``. List pages are not looked up, as the crawl does not deduplicate them."""
-    wanted = {(index, number) for _, index, number in selection.chosen.values()}
+    wanted: defaultdict[int, set[int]] = defaultdict(set)  # per feed, the numbers of its chosen lines
+    for _, index, number in selection.chosen.values():
+        wanted[index].add(number)
     config = dedup if dedup is not None else DedupConfig()
     texts = DuplicateIndex(config) if duplicates != KEEP else None
     written = 0
     unwritten = set(selection.chosen)
     for index, path in enumerate(feeds):
-        for number, raw, record in feed_records(path, on_bytes):  # what is damaged was counted by select
-            if (index, number) not in wanted or record is None:
+        # Only the chosen lines are parsed again; what is damaged was counted by select.
+        for number, raw, record in feed_records(path, on_bytes, only=wanted[index]):
+            if record is None:
                 continue
             key = _key(record, path, number)
             chosen = selection.chosen.get(key)

@@ -23,10 +23,12 @@ system-packages:
 
 python-packages: $(VENV)/.installed
 
-$(VENV)/.installed: requirements.txt requirements-dev.txt
+# The checkout itself is installed in editable mode (pyproject.toml): the `newscorpus` command, from any directory.
+$(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check pip==26.3
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
 # Training and benchmark extras (torch CPU wheel, onnx, skl2onnx, baseline extractors).

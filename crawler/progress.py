@@ -24,6 +24,8 @@ from typing import IO, Any
 from tqdm import tqdm
 from tqdm.contrib.logging import logging_redirect_tqdm
 
+from crawler.logs import notice
+
 logger = logging.getLogger(__name__)
 
 PLAIN_EVERY_SECONDS = 10.0  # between plain progress lines (no terminal)
@@ -111,7 +113,7 @@ class Progress:
         now = time.monotonic()
         if now - self._last_line >= self.every:
             self._last_line = now
-            logger.info("%s", self.line())
+            notice(logger, "%s", self.line())
 
     def line(self) -> str:
         """Return the plain progress line: count, rate, time left, postfix."""
@@ -140,6 +142,6 @@ class Progress:
         if self._bar is not None:
             self._bar.close()
         elif self.done:
-            logger.info("%s", self.line())
+            notice(logger, "%s", self.line())
         if self._redirect is not None:
             self._redirect.close()

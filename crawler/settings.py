@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import os
 
+from crawler.logs import NOTICE  # noqa: F401  # registers the level name LOG_LEVEL gives
 from crawler.render import chromium_path
+from extraction.paths import REPO_ROOT
 from extraction.record import EXPORT_FIELDS
 
 BOT_NAME = "newscorpus"
@@ -19,8 +21,9 @@ USER_AGENT = "newscorpus/0.1 (+https://github.com/; research corpus crawler)"
 # --- site list -------------------------------------------------------------------------
 # The site list read by `scrapy crawl news_sites` when no `-a sites=FILE` is given. The
 # default points at the bundled demo sites, which `scrapy crawl` serves itself on 127.0.0.1.
-NEWS_SITES_FILE = os.environ.get("NEWS_SITES_FILE", "sites/demo.yaml")
+NEWS_SITES_FILE = os.environ.get("NEWS_SITES_FILE", str(REPO_ROOT / "sites" / "demo.yaml"))
 DEMO_PORT = 0  # port of the demo server `scrapy crawl` starts for ${DEMO_URL} (0: any free port)
+DEMO_SERVED = False  # set by `scrapy crawl` while it serves the demo itself: the demo's URLs last one run
 
 # --- politeness --------------------------------------------------------------------------
 ROBOTSTXT_OBEY = True
@@ -95,6 +98,10 @@ RENDER_PROXY = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY") or "
 # defaults in extraction/process.py (SourceConfig).
 
 DOWNLOADER_MIDDLEWARES = {
+    # Scrapy's robots.txt middleware, with every request that waits for a host's robots.txt checked against it
+    # (crawler/robots.py: Scrapy 2.19 lets all but the first through).
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "crawler.robots.RobotsTxtMiddleware": 100,
     "crawler.middlewares.render.RenderMiddleware": 950,
     # Scrapy's meta refresh redirect, reading the top of the body only (crawler/middlewares/refresh.py).
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
@@ -136,14 +143,15 @@ ITEM_PIPELINES = {
 }
 
 # --- crawl state and duplicates (crawler/state.py, templates_db/state.py, extraction/dedup.py) ---------------
-# CRAWL_STATE_ENABLED, _STORE (default: crawl_state.sqlite3 beside TEMPLATES_STORE), _RECRAWL, _REVISIT,
+# CRAWL_STATE_ENABLED, _STORE (default: the site list's own, crawler/outputs.py), _RECRAWL, _REVISIT,
 # _MAX_ATTEMPTS, _TIMEOUT: defaults in crawler/state.py (CrawlStateConfig), README "Scheduled crawls".
 # DEDUP_ENABLED, _THRESHOLD, _SHINGLE, _PERMUTATIONS, _MIN_CHARS, _DROP: defaults in extraction/dedup.py.
 # Feed files are written unbuffered, line by line, so a killed crawl keeps every record it exported (the crawl
 # state counts a page as done only after its line is written).
 FEED_STORAGES = {"": "crawler.feeds.LineFileFeedStorage", "file": "crawler.feeds.LineFileFeedStorage"}
 
-# Written when no feed is given (no -o/-O, no FEEDS); `-O corpus.jsonl` replaces it.
+# Written when no feed is given (no -o/-O, no FEEDS). A run's WARC folder and report are named after its feed
+# (crawler/outputs.py).
 DEFAULT_FEED_URI = "output/%(name)s-%(time)s.jsonl"
 FEED_EXPORT_ENCODING = "utf-8"  # Chinese written as is, not \u escapes
 FEED_EXPORT_FIELDS = EXPORT_FIELDS
@@ -157,7 +165,9 @@ EXTENSIONS = {
 STATS_FILE = ""  # path: the final stats as JSON (for scheduled crawls, monitoring, tests)
 # REPORT_ENABLED, REPORT_FILE: defaults in crawler/extensions.py (ReportConfig); README "The crawl report".
 
-LOG_LEVEL = "INFO"
+# Quiet by default: each command prints its progress line, warnings and a short summary (crawler/logs.py); -L INFO
+# brings back Scrapy's own lines (versions, settings, components, the stats dump), -L DEBUG one line per page.
+LOG_LEVEL = "NOTICE"
 # Scrapy checks each callback for a generator with `return value` by reading and parsing its source; its cache is
 # keyed by the bound method, made afresh for every response, so the check ran on every page (1-2% of the crawl
 # process's CPU, measured with py-spy in the replay benchmark). The spider's callbacks are tested instead.

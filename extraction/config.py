@@ -22,8 +22,9 @@ from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, fields
 from typing import Any, ClassVar, Self
 
-_FALSE = frozenset({"0", "false", "no", "off", ""})
-_TRUE = frozenset({"1", "true", "yes", "on"})
+# What Scrapy's own boolean settings accept (Settings.getbool), in any case: one spelling for every setting.
+_FALSE = frozenset({"0", "false"})
+_TRUE = frozenset({"1", "true"})
 
 
 def setting_name(prefix: str, field_name: str, metadata: Mapping[str, Any]) -> str:
@@ -41,16 +42,20 @@ def coerce(name: str, value: Any, like: Any) -> Any:
         text = str(value).strip().lower()
         if text in _TRUE or text in _FALSE:
             return text in _TRUE
-        raise ValueError(f"{name} must be true or false, got {value!r}")
+        raise ValueError(f"{name} must be true or false (or 1 or 0), got {value!r}")
     try:
         if isinstance(like, int):
             if isinstance(value, float) and not value.is_integer():
                 raise ValueError
             return int(value)
         if isinstance(like, float):
-            return float(value)
+            number = float(value)
+            if number != number or number in (float("inf"), float("-inf")):  # nan, inf: no setting means them
+                raise ValueError
+            return number
     except (TypeError, ValueError):
-        raise ValueError(f"{name} must be a number, got {value!r}") from None
+        kind = "a whole number" if isinstance(like, int) else "a number"
+        raise ValueError(f"{name} must be {kind}, got {value!r}") from None
     if isinstance(like, str):
         return str(value)
     if isinstance(like, tuple):  # a list setting: a list, or one comma-separated string (-s NAME=a,b)

@@ -155,6 +155,10 @@ class SourceConfig(ComponentConfig):
     def validate(self) -> None:
         if self.prefer not in ("raw", "rendered"):
             raise ValueError(f"SOURCE_PREFER must be raw or rendered, got {self.prefer!r}")
+        for name, value in (("SOURCE_RENDERED_BELOW", self.rendered_below),
+                            ("SOURCE_RENDERED_ADDED", self.rendered_added)):
+            if value < 0:
+                raise ValueError(f"{name} must be 0 or more characters, got {value}")
 
 
 def _no_count(key: str, count: int = 1) -> None:

@@ -34,6 +34,7 @@ from lxml import html
 from crawler.sites import SiteList
 from extraction import templates as algo
 from extraction.config import ComponentConfig
+from extraction.paths import TEMPLATES_DIR
 from extraction.templates import BatchCache, DenoiseResult, DriftMonitor, GuardRule, Leaf, Template, TemplateSet
 from templates_db.store import Candidate, ParkedBatch, TemplateStore, TemplateStoreError, open_store
 
@@ -48,7 +49,7 @@ class TemplatesConfig(ComponentConfig):
 
     prefix: ClassVar[str] = "TEMPLATES"
     enabled: bool = True  # off: no learning, no template cleaning
-    store: str = "templates_db"  # folder (SQLite file inside), .sqlite3 path, or URL
+    store: str = str(TEMPLATES_DIR)  # folder (SQLite file inside), .sqlite3 path, or URL; default: the checkout's
     learn: bool = True  # off: apply the stored templates only
     batch_pages: int = algo.BATCH_PAGES
     min_frequency: int = algo.MIN_FREQUENCY
@@ -68,6 +69,14 @@ class TemplatesConfig(ComponentConfig):
             raise ValueError(f"TEMPLATES_MIN_FREQUENCY must be in 1..TEMPLATES_BATCH_PAGES, got {self.min_frequency}")
         if not 0 < self.drift_ratio < 1:
             raise ValueError(f"TEMPLATES_DRIFT_RATIO must be in (0, 1), got {self.drift_ratio}")
+        if self.guard_min_chars < 0:
+            raise ValueError(f"TEMPLATES_GUARD_MIN_CHARS must be 0 or more, got {self.guard_min_chars}")
+        if not 0 <= self.guard_min_share <= 1:
+            raise ValueError(f"TEMPLATES_GUARD_MIN_SHARE must be in [0, 1], got {self.guard_min_share}")
+        if self.drift_window < 1:
+            raise ValueError(f"TEMPLATES_DRIFT_WINDOW must be at least 1, got {self.drift_window}")
+        if self.refresh_interval < 0:
+            raise ValueError(f"TEMPLATES_REFRESH_INTERVAL must be 0 or more seconds, got {self.refresh_interval}")
 
 
 def site_key(url: str | None, sites: SiteList | None = None) -> str | None:

@@ -22,6 +22,7 @@ from typing import Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.cli import ProjectCommand
 from crawler.corpus import feed_records
 from crawler.progress import Progress
 from crawler.report import CrawlSummary, write_report
@@ -37,11 +38,10 @@ def default_output(feed: str) -> Path:
     return path.with_name(stem + ".report.html")
 
 
-class Command(ScrapyCommand):
+class Command(ProjectCommand, ScrapyCommand):
     """Make the crawl report of a crawl's JSONL feeds and stats file."""
 
     requires_project = True
-    default_settings = {"LOG_LEVEL": "INFO"}
 
     def syntax(self) -> str:
         return "[options] FEED.jsonl..."

@@ -46,7 +46,9 @@ from typing import IO, Any
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.cli import ProjectCommand
 from crawler.commands.extract import find_pages, read_page
+from crawler.logs import notice
 from crawler.progress import Progress
 from extraction.page import Page
 from templates_db.library import TemplateLibrary, TemplatesConfig
@@ -190,12 +192,11 @@ def build_library(library: TemplateLibrary, site: str, paths: list[str]) -> Buil
     return report
 
 
-class Command(ScrapyCommand):
+class Command(ProjectCommand, ScrapyCommand):
     """List, show, export, clear or build the per-site template library."""
 
     requires_project = True
     requires_crawler_process = False
-    default_settings = {"LOG_LEVEL": "INFO"}
 
     def syntax(self) -> str:
         return "ACTION [options] [SITE | PATH...]"
@@ -334,7 +335,7 @@ class Command(ScrapyCommand):
         out: IO[str]
         with open(output, "w", encoding="utf-8") as out:
             out.write(text)
-        logger.info("Exported to %s", output)
+        notice(logger, "Exported to %s", output)
 
     def _build(self, config: TemplatesConfig, opts: argparse.Namespace, rest: list[str]) -> int:
         if not opts.site or not opts.site.strip():

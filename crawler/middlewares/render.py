@@ -104,7 +104,9 @@ class RenderMiddleware:
     def from_crawler(cls, crawler: Crawler) -> RenderMiddleware:
         config = RenderConfig.from_settings(crawler.settings)
         if not config.enabled:
-            raise NotConfigured("RENDER_ENABLED is off: every site is fetched over plain HTTP")
+            # Scrapy logs a NotConfigured's message as a warning: a setting the user chose is no warning.
+            logger.info("RENDER_ENABLED is off: every site is fetched over plain HTTP")
+            raise NotConfigured
         return cls(config, crawler)
 
     async def process_request(self, request: Request) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import ClassVar
+from urllib.parse import urlsplit
 
 from extraction.config import ComponentConfig
 from extraction.pagetype.models import CROP_RATIO
@@ -99,6 +100,20 @@ class RenderConfig(ComponentConfig):
             raise ValueError(f"PLAYWRIGHT_MAX_PAGES_PER_CONTEXT must be at least 1, got {self.concurrency}")
         if self.fetch_ahead < 0:
             raise ValueError(f"RENDER_FETCH_AHEAD must be >= 0, got {self.fetch_ahead}")
+        for name, value, least in (("RENDER_VIEWPORT_WIDTH", self.viewport_width, 1),
+                                   ("RENDER_VIEWPORT_HEIGHT", self.viewport_height, 1),
+                                   ("RENDER_MAX_HEIGHT", self.max_height, 1),
+                                   ("RENDER_JAVASCRIPT_BELOW", self.javascript_below, 0),
+                                   ("RENDER_CRASH_RETRIES", self.crash_retries, 0),
+                                   ("DOWNLOAD_MAXSIZE", self.max_size, 0)):
+            if value < least:
+                raise ValueError(f"{name} must be at least {least}, got {value}")
+        for name, seconds in (("RENDER_LOAD_TIMEOUT", self.load_timeout), ("RENDER_SCREENSHOT_TIMEOUT",
+                              self.screenshot_timeout), ("RENDER_DEADLINE", self.deadline)):
+            if seconds <= 0:
+                raise ValueError(f"{name} must be a positive number of seconds, got {seconds}")
+        if self.proxy and not proxy_address(self.proxy):
+            raise ValueError(f"RENDER_PROXY must be an http://host:port address, got {self.proxy!r}")
 
     @property
     def fetch_ahead_pages(self) -> int:
@@ -125,6 +140,16 @@ class RenderConfig(ComponentConfig):
         """The browser's viewport height: the top region when that is captured (a viewport capture: no
         full-page resize, about 2x faster and free of the repeated-top glitch), else viewport_height."""
         return max(self.viewport_height, self.top_height) if self.top_capture else self.viewport_height
+
+
+def proxy_address(url: str) -> bool:
+    """Return True when ``url`` is a proxy address Chromium takes: http(s) or socks5 with a host (and port)."""
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  # raises ValueError for a port that is no number or over 65535
+    except ValueError:
+        return False
+    return parts.scheme in ("http", "https", "socks5") and bool(parts.hostname)
 
 
 def block_policy(types: tuple[str, ...] | list[str]) -> str:

@@ -72,7 +72,7 @@ def test_extract_writes_plain_lines_when_not_a_terminal(tmp_path: Path) -> None:
                            "-s", "TEMPLATES_ENABLED=False"], cwd=REPO, capture_output=True, text=True, timeout=120,
                           stdin=subprocess.DEVNULL)
     assert done.returncode == 0, done.stderr
-    assert "[crawler.progress] INFO: Extracting: 3/3 pages (" in done.stderr and "failed 0" in done.stderr
+    assert "[crawler.progress] NOTICE: Extracting: 3/3 pages (" in done.stderr and "failed 0" in done.stderr
     assert "\r" not in done.stderr and "%|" not in done.stderr
 
 

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 from typing import Any
 
 import numpy as np
@@ -20,9 +21,11 @@ from crawler.middlewares.render import RenderMiddleware
 from crawler.middlewares.render_config import RenderConfig, block_policy
 
 
-def test_disabled_rendering_is_not_configured() -> None:
-    with pytest.raises(NotConfigured, match="RENDER_ENABLED"):
+def test_disabled_rendering_is_not_configured(caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.INFO), pytest.raises(NotConfigured):
         RenderMiddleware.from_crawler(get_crawler(settings_dict={"RENDER_ENABLED": False}))
+    # Said at INFO: Scrapy logs a NotConfigured's message as a warning, and a setting the user chose is none.
+    assert [r.levelname for r in caplog.records if "RENDER_ENABLED is off" in r.message] == ["INFO"]
 
 
 def test_one_playwright_handler_for_both_schemes() -> None:

@@ -7,9 +7,10 @@ import gc
 import json
 import logging
 import time
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -18,9 +19,13 @@ from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.statscollectors import StatsCollector
 
+from crawler.logs import notice
+from crawler.outputs import OUTPUT_DIR, CrawlOutputs, feed_time
+from crawler.progress import duration
 from extraction.config import ComponentConfig
 from extraction.record import Record
 from extraction.workers import settle_gc
+from pipelines.archive import ArchiveConfig
 
 logger = logging.getLogger(__name__)
 
@@ -56,7 +61,7 @@ class StatsFileExtension:
     def from_crawler(cls, crawler: Crawler) -> StatsFileExtension:
         path = crawler.settings.get("STATS_FILE")
         if not path:
-            raise NotConfigured("STATS_FILE is not set")
+            raise NotConfigured  # the default: no message (Scrapy would log it as a warning)
         assert crawler.stats is not None
         extension = cls(Path(path), crawler.stats)
         # Connected after the engine's own handlers, so finish_reason is already there.
@@ -78,7 +83,7 @@ class ReportConfig(ComponentConfig):
     prefix: ClassVar[str] = "REPORT"
     enabled: bool = True  # off: no report at the end of the crawl (``scrapy report`` makes one later)
     # Where the report goes; %(name)s is the spider's name and %(time)s the crawl's start time, as in feed URIs.
-    # Empty: <ARCHIVE_DIR>/%(name)s-%(time)s.report.html, beside the default feed file.
+    # Empty: beside the crawl's feed, named like it (crawler/outputs.py: output/news_sites-<time>.report.html).
     file: str = ""
 
 
@@ -99,7 +104,8 @@ class CrawlReportExtension:
     def from_crawler(cls, crawler: Crawler) -> CrawlReportExtension:
         config = ReportConfig.from_settings(crawler.settings)
         if not config.enabled:
-            raise NotConfigured("REPORT_ENABLED is off")
+            logger.info("REPORT_ENABLED is off: no crawl report")  # Scrapy logs a NotConfigured's message as a warning
+            raise NotConfigured
         extension = cls(crawler, config)
         crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
         # After StatsFileExtension (EXTENSIONS order): the report shows the stats the stats file holds.
@@ -114,13 +120,14 @@ class CrawlReportExtension:
             self.summary.add(item)
 
     def path(self) -> Path:
-        """Return the report's path (REPORT_FILE with %(name)s and %(time)s filled in)."""
+        """Return the report's path: REPORT_FILE with %(name)s and %(time)s filled in, else beside the feed."""
         spider = self.crawler.spider
+        outputs: CrawlOutputs | None = getattr(spider, "outputs", None)
+        if outputs is not None and not self.config.file:
+            return outputs.report
         started = self.stats.get_value("start_time")
-        moment = started if isinstance(started, datetime) else datetime.now(UTC)
-        stamp = moment.replace(microsecond=0).isoformat().replace(":", "-")  # as Scrapy's feed URIs write %(time)s
-        pattern = self.config.file or str(Path(self.crawler.settings.get("ARCHIVE_DIR") or "output")
-                                          / "%(name)s-%(time)s.report.html")
+        stamp = outputs.time if outputs is not None else feed_time(started if isinstance(started, datetime) else None)
+        pattern = self.config.file or str(OUTPUT_DIR / "%(name)s-%(time)s.report.html")
         return Path(pattern % {"name": getattr(spider, "name", "crawl"), "time": stamp})
 
     def spider_closed(self, reason: str) -> None:
@@ -138,13 +145,16 @@ class CrawlReportExtension:
         except Exception as exc:  # the crawl's outputs are written; a report that fails must not hide them
             logger.error("The crawl report could not be written: %s", exc, exc_info=True)
             return
+        self.stats.set_value("report/file", str(path))
         logger.info("Crawl report written to %s (%d records)", path, self.summary.records)
 
 
 class CrawlProgressExtension:
-    """Logs every LOGSTATS_INTERVAL seconds (Scrapy's, 60 by default) the pages fetched and records exported with
-    their rate (over the last interval and the whole crawl) and each site's page budget left (``max_pages`` less
-    the pages scheduled; the sites with the most pages first, the rest counted)."""
+    """What a crawl prints by default (crawler/logs.py, NOTICE): every LOGSTATS_INTERVAL seconds (Scrapy's, 60 by
+    default; 0: none) the pages fetched and records exported with their rate (over the last interval and the whole
+    crawl) and each site's page budget left (``max_pages`` less the pages scheduled; the sites with the most pages
+    first, the rest counted); at the end a summary: the records exported by kind, and where the run's feed, WARC
+    folder, report and crawl state are."""
 
     SITES_SHOWN = 5
 
@@ -156,14 +166,13 @@ class CrawlProgressExtension:
         self.task: Any = None
         self.started = 0.0
         self.last = (0.0, 0)  # (time, pages) at the last line
+        self.exported: Counter[str] = Counter()  # records by kind (summary())
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> CrawlProgressExtension:
-        interval = crawler.settings.getfloat("LOGSTATS_INTERVAL")
-        if not interval:
-            raise NotConfigured("LOGSTATS_INTERVAL is 0")
-        extension = cls(crawler, interval)
+        extension = cls(crawler, crawler.settings.getfloat("LOGSTATS_INTERVAL"))
         crawler.signals.connect(extension.spider_opened, signal=signals.spider_opened)
+        crawler.signals.connect(extension.item_scraped, signal=signals.item_scraped)
         crawler.signals.connect(extension.spider_closed, signal=signals.spider_closed)
         return extension
 
@@ -172,12 +181,26 @@ class CrawlProgressExtension:
 
         self.started = time.monotonic()
         self.last = (self.started, 0)
-        self.task = task.LoopingCall(self.log)
-        self.task.start(self.interval, now=False)
+        if self.interval > 0:
+            self.task = task.LoopingCall(self.log)
+            self.task.start(self.interval, now=False)
 
-    def spider_closed(self) -> None:
+    def item_scraped(self, item: Any) -> None:
+        """Count an exported record by what the corpus sees in it."""
+        values = vars(item) if isinstance(item, Record) else item if isinstance(item, Mapping) else {}
+        if values.get("error"):
+            kind = "errors"
+        elif values.get("duplicate_of"):
+            kind = "duplicates"
+        else:
+            kind = {"article": "articles", "list": "lists"}.get(str(values.get("page_type")), "other pages")
+        self.exported[kind] += 1
+
+    def spider_closed(self, reason: str) -> None:
         if self.task is not None and self.task.running:
             self.task.stop()
+        for line in self.summary(reason):
+            notice(logger, "%s", line)
 
     def line(self) -> str:
         """Return the progress line."""
@@ -201,4 +224,34 @@ class CrawlProgressExtension:
         return text
 
     def log(self) -> None:
-        logger.info("%s", self.line())
+        notice(logger, "%s", self.line())
+
+    def summary(self, reason: str) -> list[str]:
+        """Return the lines the crawl ends with: what it did, and where its files are."""
+        seconds = time.monotonic() - self.started if self.started else 0.0
+        pages = int(self.stats.get_value("crawl/page", 0) or 0)
+        records = sum(self.exported.values())
+        kinds = ", ".join(f"{self.exported[kind]} {kind}" for kind in
+                          ("articles", "lists", "other pages", "duplicates", "errors") if self.exported[kind])
+        ended = "" if reason == "finished" else f" (stopped: {reason})"
+        lines = [f"Crawled {pages} pages in {duration(seconds)}{ended}: {records} records exported"
+                 + (f" ({kinds})" if kinds else "")]
+        known = int(self.stats.get_value("crawl/skipped/known", 0) or 0)
+        if known:
+            lines.append(f"{known} known pages were not fetched again: the crawl state has them from earlier runs")
+        settings = self.crawler.settings
+        feeds = [str(uri) for uri in settings.getdict("FEEDS")]
+        places = [f"feed {', '.join(feeds)}"] if feeds else []
+        archive = ArchiveConfig.from_settings(settings)
+        if archive.enabled and archive.dir:
+            places.append(f"WARC {Path(archive.dir) / 'warc'}" if archive.format == "warc"
+                          else f"pages {archive.dir}")
+        report = self.crawler.stats.get_value("report/file") if self.crawler.stats else None
+        if report:
+            places.append(f"report {report}")
+        state = getattr(self.crawler.spider, "crawl_state", None)
+        if state is not None and state.config.enabled:
+            places.append(f"crawl state {state.location}")
+        if places:
+            lines.append("Written: " + "; ".join(places))
+        return lines

@@ -28,6 +28,7 @@ from typing import Any, ClassVar
 
 from extraction.config import ComponentConfig
 from extraction.pagetype.site import SiteHint, SiteTypes
+from extraction.paths import TEMPLATES_DIR
 from extraction.record import Record
 from templates_db.sqlite import DatabaseError
 from templates_db.store import TemplateStore, open_store, store_exists
@@ -67,7 +68,7 @@ class SiteTypeEvidence:
     @classmethod
     def from_settings(cls, settings: Any, count: Count) -> SiteTypeEvidence:
         """Build it from the crawl's settings: the template store when templates are on, else memory only."""
-        location = settings.get("TEMPLATES_STORE", "templates_db") if settings.getbool("TEMPLATES_ENABLED", True) \
+        location = settings.get("TEMPLATES_STORE", str(TEMPLATES_DIR)) if settings.getbool("TEMPLATES_ENABLED", True) \
             else None
         return cls(SiteTypesConfig.from_settings(settings), location, count, settings.getbool("TEMPLATES_LEARN", True))
 
@@ -158,7 +159,7 @@ class StoredHints:
 
     def __init__(self, settings: Any) -> None:
         self.enabled = settings.getbool("TEMPLATES_ENABLED", True) and SiteTypesConfig.from_settings(settings).enabled
-        self.location = settings.get("TEMPLATES_STORE", "templates_db")
+        self.location = settings.get("TEMPLATES_STORE", str(TEMPLATES_DIR))
         self.types = SiteTypes()
         self._read: set[str] = set()
 

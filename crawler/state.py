@@ -20,9 +20,9 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any, ClassVar, TypeVar
 
+from crawler.outputs import state_location
 from crawler.sites import RECRAWL_MODES, duration
 from extraction.config import ComponentConfig
 from extraction.dedup import Fingerprint
@@ -35,7 +35,6 @@ from templates_db.state import (
     Round,
     open_state,
 )
-from templates_db.store import STORE_FILENAME
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +56,7 @@ class CrawlStateConfig(ComponentConfig):
 
     prefix: ClassVar[str] = "CRAWL_STATE"
     enabled: bool = True  # off: every run is a full crawl (the spider's in-memory seen set only)
-    store: str = ""  # folder, .sqlite3 path or sqlite:/// URL; empty: crawl_state.sqlite3 beside TEMPLATES_STORE
+    store: str = ""  # folder, .sqlite3 path or sqlite:/// URL; empty: the site list's own (crawler/outputs.py)
     recrawl: str = "new"  # new: known articles are never refetched; changed: refetched, exported when changed
     revisit: str = "0"  # seconds (or 30m, 6h, 1d) before a new round fetches a hub (start/list page, feed) again
     max_attempts: int = 3  # runs that retry a page whose fetch failed transiently
@@ -72,20 +71,18 @@ class CrawlStateConfig(ComponentConfig):
                              f"got {self.revisit!r}")
         if self.max_attempts < 1:
             raise ValueError(f"CRAWL_STATE_MAX_ATTEMPTS must be >= 1, got {self.max_attempts}")
+        if self.timeout <= 0:
+            raise ValueError(f"CRAWL_STATE_TIMEOUT must be a positive number of seconds, got {self.timeout}")
 
     @property
     def revisit_seconds(self) -> float:
         """Return CRAWL_STATE_REVISIT in seconds."""
         return duration(self.revisit) or 0.0
 
-    def location(self, templates_store: str) -> str:
-        """Return where the state lives: CRAWL_STATE_STORE, else beside the template store."""
-        if self.store:
-            return self.store
-        folder = Path(templates_store or "templates_db")
-        if folder.name == STORE_FILENAME or folder.suffix.lower() in (".sqlite3", ".sqlite", ".db"):
-            folder = folder.parent
-        return str(folder)
+    def location(self, sites_file: str) -> str:
+        """Return where the state lives: CRAWL_STATE_STORE, else the site list's own state
+        (:func:`crawler.outputs.state_location`: ``my-sites.state`` beside ``my-sites.yaml``)."""
+        return self.store or state_location(sites_file)
 
 
 def parse_since(value: str | None) -> float | None:
@@ -124,9 +121,9 @@ class CrawlStateManager:
         self._warned = False
 
     @classmethod
-    def from_settings(cls, config: CrawlStateConfig, templates_store: str, count: Count) -> CrawlStateManager:
-        """Return the manager of the state that CRAWL_STATE_STORE (or TEMPLATES_STORE's folder) names."""
-        return cls(config, config.location(templates_store), count)
+    def from_settings(cls, config: CrawlStateConfig, sites_file: str, count: Count) -> CrawlStateManager:
+        """Return the manager of the state that CRAWL_STATE_STORE names, else of the site list's own state."""
+        return cls(config, config.location(sites_file), count)
 
     def _open(self) -> CrawlState | None:
         """Open the state; one that cannot be used is reported and counted, and the crawl is a full crawl."""
@@ -272,6 +269,11 @@ class CrawlStateManager:
         """Record a page robots.txt forbids (no item): done, not asked for again."""
         self.complete(PageOutcome(url=url, site=site, status="done", depth=depth, round=self.round(site),
                                   fetched_at=time.time(), error="robots_forbidden"))
+
+    def listing(self, url: str, site: str, depth: int) -> None:
+        """Record a link that was a feed or a sitemap (no item; its entries are queued): done as a page."""
+        self.complete(PageOutcome(url=url, site=site, status="done", depth=depth, round=self.round(site),
+                                  fetched_at=time.time(), error="feed_or_sitemap"))
 
     def unchanged(self, url: str, site: str) -> None:
         """Record a 304 Not Modified answer."""

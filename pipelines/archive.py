@@ -52,7 +52,9 @@ class ArchiveConfig(ComponentConfig):
 
     prefix: ClassVar[str] = "ARCHIVE"
     enabled: bool = True  # off: no page is kept
-    dir: str = "output"  # warc/ (or html/ and screenshots/) are created under it
+    # warc/ (or html/ and screenshots/) are created under it; empty: the crawl's folder, named like its feed
+    # (crawler/outputs.py: output/news_sites-<time>/ beside output/news_sites-<time>.jsonl)
+    dir: str = ""
     format: str = "warc"  # warc: WARC files; files: content-addressed HTML and screenshot files
     # Bytes per WARC file before the next is begun: the WARC standard's annex and Heritrix's default, 1 GB.
     warc_max_size: int = 1_000_000_000
@@ -131,6 +133,8 @@ class PageArchive:
         config = ArchiveConfig.from_settings(settings)
         if not config.enabled:
             return None
+        if not config.dir:  # the crawl names it after its feed; anything else must say where
+            raise ValueError("ARCHIVE_DIR is not set: name the folder the archive goes to")
         if config.format == "files":
             return cls(ContentStore(Path(config.dir)), count)
         return cls(count=count, warc=WarcWriter(Path(config.dir) / "warc", config.warc_prefix, config.warc_max_size,

@@ -15,14 +15,17 @@ from __future__ import annotations
 import argparse
 import logging
 import os
-import sys
 from pathlib import Path
 from typing import Any
 
 from scrapy.commands.crawl import Command as ScrapyCrawlCommand
 from scrapy.settings import BaseSettings
 
+from crawler.cli import ProjectCommand, fail
+from crawler.logs import notice
+from crawler.outputs import local_path
 from crawler.sites import SiteList, SiteListError, load_site_list, referenced_variables
+from crawler.state import CrawlStateConfig
 from extraction.workers import WorkersConfig, warm_up
 
 logger = logging.getLogger(__name__)
@@ -33,22 +36,36 @@ PLAYWRIGHT_HANDLERS = ("crawler.handlers.SharedPlaywrightDownloadHandler",
 _PLACEHOLDER_DEMO_URL = "http://127.0.0.1:1"
 
 
-class Command(ScrapyCrawlCommand):
-    """Run a spider; for ``news_sites`` validate the site list first and serve the demo if it needs it."""
+class Command(ProjectCommand, ScrapyCrawlCommand):
+    """Run a spider; for ``news_sites`` check its arguments, site list and feeds first, and serve the demo if the
+    list needs it."""
+
+    def short_desc(self) -> str:
+        return "Crawl the sites of a site list (-a sites=FILE; default: the bundled demo) into a JSONL feed"
+
+    def long_desc(self) -> str:
+        from crawler.spiders.news_sites import NewsSitesSpider
+
+        arguments = "\n".join(f"  -a {name}={value:<14} {meaning}"
+                              for name, (value, meaning) in NewsSitesSpider.arguments.items())
+        return ("Run a spider of the project: news_sites crawls the sites of a site list (the bundled demo sites "
+                "when no list is given) into a JSONL feed, its WARC files and its report.\n\n"
+                f"Arguments of the news_sites spider:\n\n{arguments}\n\n"
+                "Re-run the same command to crawl again: each run exports only what is new, so give each run a file "
+                "of its own (-o 'corpus/%(time)s.jsonl') or append (-o corpus.jsonl); -O, which replaces the file, "
+                "is refused when the file holds an earlier run's records.")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args or args[0] != "news_sites":
             super().run(args, opts)
             return
         assert self.settings is not None
-        path = opts.spargs.get("sites") or self.settings.get("NEWS_SITES_FILE")
+        path = self._check(opts)
         try:
             site_list = load_site_list(path, {"DEMO_URL": os.environ.get("DEMO_URL", _PLACEHOLDER_DEMO_URL)})
             needs_demo = "DEMO_URL" in referenced_variables(Path(path).read_text(encoding="utf-8"))
         except (SiteListError, OSError) as exc:
-            print(f"error: {exc}", file=sys.stderr)
-            self.exitcode = 2
-            return
+            fail(str(exc))
         if not _renders(site_list, self.settings):
             _without_playwright(self.settings)
         if WorkersConfig.from_settings(self.settings).processes:
@@ -62,12 +79,34 @@ class Command(ScrapyCrawlCommand):
 
         server = DemoServer(port=self.settings.getint("DEMO_PORT", 0))
         os.environ["DEMO_URL"] = server.start()
-        logger.info("Serving the bundled demo sites at %s", os.environ["DEMO_URL"])
+        # Its addresses last this run: the crawl keeps a state of the run (crawler/outputs.py).
+        self.settings.set("DEMO_SERVED", True, priority="cmdline")
+        notice(logger, "Serving the bundled demo sites at %s for this crawl", os.environ["DEMO_URL"])
         try:
             super().run(args, opts)
         finally:
             server.stop()
             del os.environ["DEMO_URL"]
+
+    def _check(self, opts: argparse.Namespace) -> str:
+        """Return the site list's path once the spider's arguments and the feeds are checked (``fail`` else)."""
+        from crawler.spiders.news_sites import NewsSitesSpider
+
+        assert self.settings is not None
+        try:
+            NewsSitesSpider.check_arguments(opts.spargs)
+        except ValueError as exc:
+            fail(str(exc))
+        if CrawlStateConfig.from_settings(self.settings).enabled:
+            for uri, options in self.settings.getdict("FEEDS").items():
+                target = local_path(str(uri))
+                if (options or {}).get("overwrite") and target is not None and target.is_file() \
+                        and target.stat().st_size:
+                    fail(f"-O {uri} would replace the records an earlier run wrote there, and this run exports only "
+                         f"what is new since (the crawl state remembers what was exported): use -o {uri} to append, "
+                         "or a file per run such as -o 'corpus/%(time)s.jsonl' (or -s CRAWL_STATE_ENABLED=False "
+                         "for a full crawl that remembers nothing)")
+        return str(opts.spargs.get("sites") or self.settings.get("NEWS_SITES_FILE"))
 
 
 def _renders(site_list: SiteList, settings: BaseSettings) -> bool:

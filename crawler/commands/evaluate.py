@@ -1,7 +1,7 @@
 """``scrapy evaluate``: our extraction methods and the field's baselines on a labelled dataset.
 
     scrapy evaluate --dataset NAME [--method m1,m2] [--baselines trafilatura,readability,...]
-                    [--limit N] [--split S] [--out-dir bench/results]
+                    [--limit N] [--split S] [--out-dir output/evaluate]
 
 Every candidate runs on the same pages (read and decoded once) and is timed on its own; the
 metric follows the dataset (see ``evaluation.harness``). Prints a Markdown table (P, R, F1,
@@ -23,6 +23,9 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.cli import ProjectCommand
+from crawler.logs import notice
+from crawler.outputs import OUTPUT_DIR
 from crawler.progress import Progress
 from extraction.methods import method_names
 
@@ -40,11 +43,10 @@ def output_stem(dataset: str, split: str | None) -> str:
     return f"eval-{dataset}" + (f"-{split}" if split else "")
 
 
-class Command(ScrapyCommand):
+class Command(ProjectCommand, ScrapyCommand):
     """Score extraction methods and baselines on one labelled dataset."""
 
     requires_project = True
-    default_settings = {"LOG_LEVEL": "INFO"}
 
     def syntax(self) -> str:
         return "--dataset NAME [options]"
@@ -68,8 +70,9 @@ class Command(ScrapyCommand):
         parser.add_argument("--limit", type=int, help="evaluate only the first N pages with ground truth")
         parser.add_argument("--split", help="dataset split (cleaneval dev or final; dragnet training or test, "
                                             "default test; held-out = the pages no shipped model trained on)")
-        parser.add_argument("--out-dir", default="bench/results", help="where the .json/.md go "
-                                                                        "(default bench/results)")
+        parser.add_argument("--out-dir", default=str(OUTPUT_DIR / "evaluate"),
+                            help="where the .json/.md go (default output/evaluate; the project's published tables "
+                                 "are bench/results, written only when named)")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         from evaluation.baselines import BaselineUnavailable
@@ -121,5 +124,5 @@ class Command(ScrapyCommand):
         (out_dir / f"{stem}.json").write_text(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n",
                                               encoding="utf-8")
         (out_dir / f"{stem}.md").write_text(table, encoding="utf-8")
-        logger.info("Wrote %s and %s", out_dir / f"{stem}.json", out_dir / f"{stem}.md")
+        notice(logger, "Wrote %s and %s", out_dir / f"{stem}.json", out_dir / f"{stem}.md")
         self.exitcode = 0

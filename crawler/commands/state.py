@@ -1,11 +1,12 @@
 """``scrapy state``: inspect the crawl state of scheduled crawls, or make a site start over.
 
-    scrapy state list [--store PATH]
-    scrapy state show URL [--store PATH]
-    scrapy state forget SITE [--store PATH]
+    scrapy state list [--sites FILE | --store PATH]
+    scrapy state show URL [--sites FILE | --store PATH]
+    scrapy state forget SITE [--sites FILE | --store PATH]
 
-The state (:mod:`templates_db.state`) is the file CRAWL_STATE_STORE names (default
-``crawl_state.sqlite3`` in the TEMPLATES_STORE folder); ``--store`` overrides it for one run.
+The state (:mod:`templates_db.state`) is a crawl's: the one of the site list ``--sites`` names (``my-sites.state/``
+beside ``my-sites.yaml``, :func:`crawler.outputs.state_location`; default NEWS_SITES_FILE), or CRAWL_STATE_STORE
+when set; ``--store`` names one for this run.
 
 * ``list``: one line per site: its round (and whether the last one finished), pages done, queued
   and failed, records exported, duplicates.
@@ -28,6 +29,7 @@ import sys
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.cli import ProjectCommand
 from crawler.commands.templates import format_table, iso_time
 from crawler.state import CrawlStateConfig
 from templates_db.sqlite import database_exists
@@ -49,12 +51,11 @@ def list_lines(state: CrawlState) -> list[str]:
     return format_table(["site", "round", "done", "queued", "failed", "exported", "duplicates"], rows)
 
 
-class Command(ScrapyCommand):
+class Command(ProjectCommand, ScrapyCommand):
     """List, show or forget what the crawl state holds."""
 
     requires_project = True
     requires_crawler_process = False
-    default_settings = {"LOG_LEVEL": "WARNING"}
 
     def syntax(self) -> str:
         return "ACTION [--store PATH] [URL | SITE]"
@@ -64,8 +65,8 @@ class Command(ScrapyCommand):
 
     def long_desc(self) -> str:
         return (
-            "Inspect the crawl state of scheduled crawls (CRAWL_STATE_STORE, default crawl_state.sqlite3 in the "
-            "TEMPLATES_STORE folder; --store for another). ACTION is one of list, show, forget. "
+            "Inspect the crawl state of scheduled crawls: a site list's own (--sites FILE: my-sites.state beside "
+            "my-sites.yaml), or CRAWL_STATE_STORE, or --store PATH. ACTION is one of list, show, forget. "
             "'list' prints one line per site: round (unfinished when its last run was killed or stopped), pages "
             "done, queued, failed, records exported, duplicates. "
             "'show URL' prints everything stored of the URL as JSON. "
@@ -75,8 +76,10 @@ class Command(ScrapyCommand):
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
+        parser.add_argument("--sites", metavar="FILE", help="the site list whose crawl state this is (default: the "
+                                                            "NEWS_SITES_FILE setting)")
         parser.add_argument("--store", metavar="PATH", help="crawl state (folder or .sqlite3 file) instead of "
-                                                            "CRAWL_STATE_STORE")
+                                                            "the site list's or CRAWL_STATE_STORE")
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
         if not args or args[0] not in ACTIONS:
@@ -89,7 +92,9 @@ class Command(ScrapyCommand):
             config = CrawlStateConfig.from_settings(self.settings)
         except ValueError as exc:
             raise UsageError(str(exc)) from exc
-        location = opts.store or config.location(self.settings.get("TEMPLATES_STORE", ""))
+        if opts.store and opts.sites:
+            raise UsageError("give --sites or --store, not both")
+        location = opts.store or config.location(opts.sites or self.settings.get("NEWS_SITES_FILE"))
         try:
             path = state_path(location)
             if path is not None and not database_exists(path):  # a zero-length file is none yet: left as it is

@@ -3,6 +3,8 @@ and Atom feeds, a sitemap's entries with their Google News publication dates, an
 
 from __future__ import annotations
 
+import re
+import zlib
 from email.utils import parsedate_to_datetime
 from typing import Any
 
@@ -38,6 +40,28 @@ class NewsSitemap(Sitemap):
         if entry is not None and published is not None:
             entry["publication_date"] = published
         return entry
+
+
+# The root of a feed (RSS 0.9x/2.0, RSS 1.0's rdf:RDF, Atom) or a sitemap, after the XML declaration, comments,
+# processing instructions (a stylesheet) and a doctype.
+_LISTING_ROOT = re.compile(
+    rb"^(?:\s|<\?[^>]*\?>|<!--.*?-->|<!DOCTYPE[^>]*>)*<(?:[\w.-]+:)?(rss|RDF|feed|urlset|sitemapindex)[\s>/]",
+    re.DOTALL | re.IGNORECASE)
+LISTING_SNIFF_BYTES = 4096
+
+
+def listing_kind(body: bytes) -> str | None:
+    """Return "feed" or "sitemap" when a response is one (by its root element; a gzipped sitemap too), else None."""
+    head = body[:LISTING_SNIFF_BYTES]
+    if head[:2] == b"\x1f\x8b":
+        try:
+            head = zlib.decompressobj(wbits=31).decompress(body[:65536], LISTING_SNIFF_BYTES)
+        except zlib.error:
+            return None
+    match = _LISTING_ROOT.match(head.lstrip(b"\xef\xbb\xbf"))
+    if match is None:
+        return None
+    return "sitemap" if match.group(1).lower() in (b"urlset", b"sitemapindex") else "feed"
 
 
 def xml_text(response: Response) -> str:

@@ -17,7 +17,7 @@ import logging
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import urlsplit
 
 from parsel import Selector
@@ -33,11 +33,12 @@ from crawler.errors import failure_reason, short_message
 from crawler.feeds import durable
 from crawler.links import page_links
 from crawler.middlewares.render_result import RenderResult
+from crawler.outputs import CrawlOutputs, feed_time, fill_feed_uris, state_location
 from crawler.responses import content_type, http_exchange
-from crawler.sites import SiteConfig, SiteList, load_site_list
+from crawler.sites import RECRAWL_MODES, SiteConfig, SiteList, load_site_list
 from crawler.sitetypes import SiteTypeEvidence
 from crawler.spiders.fetching import amp_links, fetch_info, politeness
-from crawler.spiders.listings import NewsSitemap, feed_date, xml_text
+from crawler.spiders.listings import NewsSitemap, feed_date, listing_kind, xml_text
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
 from extraction.page import Page
 from extraction.record import Record
@@ -66,14 +67,43 @@ class NewsSitesSpider(Spider):
     """Crawl the sites of a site list (``-a sites=FILE``, default NEWS_SITES_FILE)."""
 
     name = "news_sites"
+    # The spider's arguments (-a NAME=VALUE): what ``scrapy crawl --help`` lists and check_arguments accepts.
+    arguments: ClassVar[dict[str, tuple[str, str]]] = {
+        "sites": ("FILE", "the site list (default: the NEWS_SITES_FILE setting, the bundled demo sites)"),
+        "recrawl": ("new|changed", "changed: known articles the hubs list are fetched again and exported again "
+                                   "when their text changed (default: the site's recrawl:, else "
+                                   "CRAWL_STATE_RECRAWL)"),
+        "since": ("DATE", "leave out feed and sitemap entries and records published before this ISO 8601 date "
+                          "or time (UTC when no zone)"),
+    }
+
+    @classmethod
+    def check_arguments(cls, arguments: dict[str, str]) -> None:
+        """Raise ValueError for an argument the spider does not take or a value it cannot use."""
+        for name in arguments:
+            if name not in cls.arguments and not name.startswith("_"):  # scrapyd passes _job and _version
+                known = ", ".join(f"{key}={value}" for key, (value, _) in cls.arguments.items())
+                raise ValueError(f"unknown spider argument -a {name}=...; the news_sites spider takes {known}")
+        recrawl = arguments.get("recrawl")
+        if recrawl is not None and recrawl not in RECRAWL_MODES:
+            raise ValueError(f"-a recrawl must be one of {', '.join(RECRAWL_MODES)}, got {recrawl!r}")
+        if "sites" in arguments and not arguments["sites"].strip():
+            raise ValueError("-a sites needs the path of a site list")
+        try:
+            parse_since(arguments.get("since"))
+        except ValueError as exc:
+            raise ValueError(f"-a {exc}") from None
 
     def __init__(self, sites: str | None = None, recrawl: str | None = None, since: str | None = None,
                  **kwargs: Any) -> None:
+        self.check_arguments({name: value for name, value in
+                              {"recrawl": recrawl, "since": since, **kwargs}.items() if value is not None})
         super().__init__(**kwargs)
         self.sites_file = sites
         self.recrawl = recrawl  # -a recrawl=new|changed: CRAWL_STATE_RECRAWL for this run
         self.since = parse_since(since)  # -a since=DATE: entries and records dated before it are left out
         self.site_list: SiteList
+        self.outputs: CrawlOutputs
         self.crawl_state: CrawlStateManager
         self.site_types: SiteTypeEvidence
         self._local_state: dict[str, Any] = {}
@@ -97,10 +127,11 @@ class NewsSitesSpider(Spider):
         logger.info("Site list %s: %d site(s): %s", path, len(spider.site_list.sites),
                     ", ".join(site.name for site in spider.site_list.sites))
         spider._site_slots(crawler.settings)
+        spider.outputs = spider._name_outputs(crawler.settings, path)
         overrides = {"recrawl": recrawl} if (recrawl := spider.recrawl) else {}
         config = CrawlStateConfig.from_settings(crawler.settings, **overrides)
         spider.crawl_state = CrawlStateManager.from_settings(
-            config, crawler.settings.get("TEMPLATES_STORE", ""), lambda key: spider._stat(key))
+            config, path, lambda key: spider._stat(key))
         crawler.signals.connect(spider.crawl_state.end, signal=signals.spider_closed)
         spider.site_types = SiteTypeEvidence.from_settings(crawler.settings, lambda key, n: spider._stat(key, n))
         crawler.signals.connect(spider.site_types.close, signal=signals.spider_closed)
@@ -111,6 +142,21 @@ class NewsSitesSpider(Spider):
                                    "closes loses records the crawl state counts as exported (README, Scheduled "
                                    "crawls)", uri)
         return spider
+
+    def _name_outputs(self, settings: BaseSettings, sites_file: str) -> CrawlOutputs:
+        """Fill in the feeds' ``%(time)s`` and name the run's other files after its feed (crawler/outputs.py):
+        the WARC folder (ARCHIVE_DIR) and, unless the settings name them, the crawl state's place."""
+        time = feed_time()
+        feeds = fill_feed_uris(settings.getdict("FEEDS"), self.name, time)
+        settings.set("FEEDS", feeds, priority=settings.getpriority("FEEDS") or "spider")
+        outputs = CrawlOutputs.of(feeds, self.name, time)
+        if not settings.get("ARCHIVE_DIR"):
+            settings.set("ARCHIVE_DIR", str(outputs.folder), priority="spider")
+        if not settings.get("CRAWL_STATE_STORE"):
+            served = settings.getbool("DEMO_SERVED") and "DEMO_URL" in self.site_list.variables_used
+            settings.set("CRAWL_STATE_STORE", state_location(sites_file, outputs if served else None),
+                         priority="spider")
+        return outputs
 
     def _site_slots(self, settings: BaseSettings) -> None:
         """Give each site with its own ``delay`` / ``concurrency`` a download slot with them (DOWNLOAD_SLOTS)."""
@@ -374,6 +420,13 @@ class NewsSitesSpider(Spider):
         item.page = page
         self._stat("crawl/page")
         self._stat(f"crawl/site/{site.name}")
+        kind = listing_kind(response.body) if page.refusal == "not_html" else None
+        if kind is not None:  # a feed or sitemap a page linked to: read for its entries, not exported as a page
+            self._stat(f"crawl/discovered/{kind}")
+            self.crawl_state.listing(response.meta["canonical_url"], site.name, item.depth or 0)
+            response.meta["aux_url"] = response.url
+            yield from (self.parse_feed if kind == "feed" else self.parse_sitemap)(response)
+            return
         if page.refusal is not None:  # the process pipeline records it in the item
             self._stat(f"crawl/error/{page.refusal}")
             logger.info("Not an HTML page (%s, %s): %s", page.refusal, media_type or "no content type", response.url)

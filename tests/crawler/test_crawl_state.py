@@ -54,7 +54,7 @@ def _paths(items: list[dict[str, object]], base: str) -> list[str]:
 
 
 def test_incremental_run_fetches_hubs_and_new_articles_only(server: DemoServer, tmp_path: Path) -> None:
-    store = {"TEMPLATES_STORE": str(tmp_path / "state")}
+    store = {"TEMPLATES_STORE": str(tmp_path / "state"), "CRAWL_STATE_STORE": str(tmp_path / "state")}
     first = run_crawl(tmp_path, demo_sites(server.url, render=True), store, name="first")
     assert first.returncode == 0, first.log[-3000:]
     assert sorted(_paths(first.items, server.url)) == sorted(_page_paths(server))
@@ -93,6 +93,7 @@ def _start(tmp_path: Path, server: DemoServer, name: str) -> tuple[subprocess.Po
     sites = tmp_path / "sites.yaml"
     sites.write_text(sites_yaml(demo_sites(server.url, render=True)), encoding="utf-8")
     settings = {**FAST_SETTINGS, "TEMPLATES_STORE": str(tmp_path / "state"), "ARCHIVE_DIR": str(tmp_path / "archive"),
+                "CRAWL_STATE_STORE": str(tmp_path / "state"),
                 "STATS_FILE": str(tmp_path / f"{name}.stats.json")}
     command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites}", "-O", str(feed)]
     for key, value in settings.items():
@@ -185,7 +186,7 @@ def test_corrupt_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServe
     state = tmp_path / "state"
     state.mkdir()
     (state / "crawl_state.sqlite3").write_bytes(b"SQLite format 3\x00" + b"\x07" * 8000)
-    result = run_crawl(tmp_path, demo_sites(server.url, render=False), {"TEMPLATES_STORE": str(state)})
+    result = run_crawl(tmp_path, demo_sites(server.url, render=False), {"CRAWL_STATE_STORE": str(state)})
     assert result.returncode == 0, result.log[-3000:]
     assert len(result.items) == 100
     assert result.stats["state/error/corrupt"] == 1
@@ -195,13 +196,13 @@ def test_corrupt_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServe
 
 def test_locked_state_is_reported_and_the_crawl_is_a_full_one(server: DemoServer, tmp_path: Path) -> None:
     state = tmp_path / "state"
-    first = run_crawl(tmp_path, demo_sites(server.url, render=False), {"TEMPLATES_STORE": str(state)}, name="a")
+    first = run_crawl(tmp_path, demo_sites(server.url, render=False), {"CRAWL_STATE_STORE": str(state)}, name="a")
     assert len(first.items) == 100
     holder = sqlite3.connect(state / "crawl_state.sqlite3")
     holder.execute("BEGIN EXCLUSIVE")  # another process holds the write lock for the whole crawl
     try:
         second = run_crawl(tmp_path, demo_sites(server.url, render=False),
-                           {"TEMPLATES_STORE": str(state), "CRAWL_STATE_TIMEOUT": "1"}, name="b")
+                           {"CRAWL_STATE_STORE": str(state), "CRAWL_STATE_TIMEOUT": "1"}, name="b")
     finally:
         holder.rollback()
         holder.close()

@@ -24,7 +24,8 @@ from tests.extraction.templates.test_templates import FOOTER, _page
 
 def _crawler(tmp_path: Path, **settings: Any) -> Crawler:
     crawler = get_crawler(settings_dict={"EXTRACT_WORKERS": 0, "TEMPLATES_STORE": str(tmp_path),
-                                         "TEMPLATES_REFRESH_INTERVAL": 0, **settings})
+                                         "ARCHIVE_DIR": str(tmp_path / "archive"), "TEMPLATES_REFRESH_INTERVAL": 0,
+                                         **settings})
     assert crawler.stats is not None
     crawler.stats.open_spider()
     return crawler
@@ -123,7 +124,7 @@ def test_pipeline_without_templates_has_no_library(tmp_path: Path, settings: dic
     for seed in range(12):
         assert pipeline.process_item(_item(_page(seed)[0])).template_cleaning is None
     assert not any(key.startswith("templates/") for key in crawler.stats.get_stats())  # type: ignore[union-attr]
-    assert not list(tmp_path.iterdir())
+    assert [path.name for path in tmp_path.iterdir()] == ["archive"]  # the pages' WARC files; no template store
 
 
 def test_pages_teach_the_site_and_later_pages_are_cleaned(tmp_path: Path) -> None:

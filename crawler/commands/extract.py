@@ -1,7 +1,12 @@
-"""``scrapy extract``: run an extraction method over saved pages, offline.
+"""``scrapy extract``: run an extraction method over saved pages, standard input or pages fetched by URL.
 
-    scrapy extract PATH... [-o OUT.jsonl] [--method NAME] [--url URL] [--site NAME] [--no-templates]
-                           [--render | --screenshot PNG]
+    scrapy extract PATH... | - | -u URL... | --list FILE  [-o OUT.jsonl] [--method NAME] [--url URL]
+                           [--site NAME] [--no-templates] [--render | --screenshot PNG]
+
+``-`` reads one page from standard input; ``-u URL`` (repeatable) fetches pages as the crawl fetches them
+(:mod:`crawler.fetch`: Scrapy's downloader with the crawl's settings, robots.txt obeyed, nothing rendered or
+kept); ``--list FILE`` reads ``PATH<TAB>URL`` lines, each page with its own URL. ``--url`` names the URL of one
+page (a saved file or standard input) and is refused with several.
 
 The default method, ``pipeline``, is the crawl's: page type (paper 000's models), then the SVM
 block classifier with the paragraph denoiser (``extraction_method`` "svm"); list pages also get
@@ -9,10 +14,10 @@ their entries; the site's templates are removed first when it has a library (bel
 ``--method`` runs any single algorithm for the text instead.
 
 Every page gets a ``page_type`` (article, list, other) with ``page_type_confidence`` and
-``page_type_source``, whatever the method: from the DOM/URL model alone, or with ``--render``
-from the fusion of the screenshot CNN and the DOM/URL model. ``--render`` renders each saved
-page in the project's Chromium first (the setting PLAYWRIGHT_LAUNCH_OPTIONS; no network: every
-request but the page itself is blocked, so external CSS, images and scripts are missing, as
+``page_type_source``, whatever the method: from the DOM/URL model alone, or with ``--render`` (or
+``--screenshot``) from the fusion of the screenshot CNN and the DOM/URL model (PAGETYPE_FUSION on).
+``--render`` renders each saved page in the project's Chromium first (the setting PLAYWRIGHT_LAUNCH_OPTIONS; no
+network: every request but the page itself is blocked, so external CSS, images and scripts are missing, as
 they are from the saved file); a page that cannot be rendered is typed by the DOM/URL model
 and says so in ``render_error``. The text is always extracted from the saved HTML.
 
@@ -31,8 +36,8 @@ page): every core works, the pages of one site spread over the workers (nothing 
 EXTRACT_TIMEOUT seconds has its worker replaced and its record ``error: "extract_timeout"`` (a dead worker gives
 ``extract_crashed``), and the records come out in the input's order.
 
-Template cleaning (paper 004). The pages' site is ``--site`` (a key of the template library,
-as ``scrapy templates list`` shows), else the key of ``--url``: its entry in the site list
+Template cleaning (paper 004). A page's site is ``--site`` (a key of the template library,
+as ``scrapy templates list`` shows), else the key of its URL: its entry in the site list
 (setting NEWS_SITES_FILE) or, when the URL is in no entry or the list cannot be loaded, its
 scheme + host. When that site has templates in the store (setting TEMPLATES_STORE), each page
 is parsed, the site's template leaves are removed (with the guard of
@@ -53,7 +58,7 @@ import logging
 import os
 import sys
 from collections.abc import Iterator
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import IO, Any
 from urllib.parse import urlsplit
@@ -63,9 +68,12 @@ from scrapy.exceptions import UsageError
 from scrapy.settings import Settings
 from w3lib.url import safe_url_string
 
+from crawler.cli import ProjectCommand
+from crawler.fetch import Fetched, fetch_pages
+from crawler.logs import notice
 from crawler.progress import Progress
 from crawler.sites import SiteList, SiteListError, load_site_list
-from crawler.sitetypes import stored_hint
+from crawler.sitetypes import StoredHints
 from extraction.dom.encoding import decode_html
 from extraction.methods import method_names
 from extraction.onnx import ModelError
@@ -123,18 +131,21 @@ def load_sites(settings: Any) -> SiteList | None:
         return None
 
 
-def _page_url(url: str) -> str:
-    """Return ``--url`` as a record can hold it: bytes that were no UTF-8 on the command line (which Python
-    keeps as lone surrogates) percent-encoded, as w3lib makes the crawl's URLs. Raises UsageError for a
-    malformed URL."""
+def page_url(url: str, what: str = "--url") -> str:
+    """Return a page's URL as a record can hold it: bytes that were no UTF-8 on the command line (which Python
+    keeps as lone surrogates) percent-encoded, as w3lib makes the crawl's URLs. Raises ValueError naming
+    ``what`` for anything but an absolute http(s) URL."""
     try:
         url.encode("utf-8")
     except UnicodeEncodeError:
         url = safe_url_string(os.fsencode(url))
     try:
-        urlsplit(url)
+        parts = urlsplit(url)
+        parts.port  # noqa: B018  # raises ValueError for a port that is no number or over 65535
     except ValueError as exc:  # a broken IPv6 host: urljoin against it would fail on every link
-        raise UsageError(f"--url {url!r} is not a URL: {exc}") from exc
+        raise ValueError(f"{what} {url!r} is not a URL: {exc}") from None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        raise ValueError(f"{what} {url!r} is not an absolute http(s) URL such as https://example.com/news/1")
     return url
 
 
@@ -230,98 +241,213 @@ def page_queue(settings: Any, workers: WorkersConfig, library: TemplateLibrary |
         raise UsageError(f"models unusable: {exc}") from exc
 
 
-def render_pages(paths: list[str], url: str | None, settings: Any) -> Iterator[tuple[str, bytes | None, str | None]]:
-    """Yield (path, screenshot PNG or None, render error or None) per page, in chunks, in order."""
+@dataclass
+class Source:
+    """A page to extract: a saved file (``path``), standard input (``-``), or a page fetched by URL (``fetched``)."""
+
+    path: str | None  # the file as given or found; "-" for standard input; None for a fetched page
+    url: str | None = None
+    body: bytes | None = None  # standard input's bytes
+    fetched: Fetched | None = None
+
+    def read(self) -> bytes:
+        """Return the page's bytes (a file's gunzipped); OSError or ValueError when they cannot be had."""
+        if self.fetched is not None:
+            if self.fetched.page is None:
+                raise ValueError(f"not fetched: {self.fetched.error}")
+            return self.fetched.page.body
+        if self.body is not None:
+            return self.body
+        assert self.path is not None
+        return read_page(self.path)
+
+
+def source_page(source: Source, site: str | None = None, screenshot: bytes | None = None,
+                site_hint: SiteHint | None = None) -> tuple[Page | None, Record]:
+    """Return a source's page to process and its record; no page when it cannot be read or fetched (its record
+    says why in ``error``)."""
+    fetched = source.fetched
+    if fetched is None:
+        if source.body is None:
+            assert source.path is not None
+            return page_file(source.path, source.url, site, screenshot, site_hint)
+        record = Record(url=source.url, site=site)
+        page = Page(source.body, source.url, screenshot=screenshot, site=site)
+    else:
+        record = Record(url=fetched.url, canonical_url=fetched.url, final_url=fetched.final_url, site=site,
+                        fetched_at=fetched.fetched_at, status=fetched.status, fetch_ms=fetched.fetch_ms)
+        if fetched.page is None:
+            record.error = fetched.error
+            return None, record
+        page = fetched.page
+        page.site, page.screenshot = site, screenshot
+    page.site_hint = site_hint
+    return page, record
+
+
+def listed_sources(path: str) -> list[Source]:
+    """Return the pages of a list file: one ``PATH<TAB>URL`` a line (the URL may be left out; blank lines and
+    lines starting with # are skipped). ValueError names a line whose URL cannot be used."""
+    handle = sys.stdin if path == "-" else open(path, encoding="utf-8")  # noqa: SIM115
+    sources = []
+    try:
+        for number, line in enumerate(handle, start=1):
+            line = line.rstrip("\r\n")
+            if not line.strip() or line.startswith("#"):
+                continue
+            page, _, url = line.partition("\t")
+            try:
+                sources.append(Source(page, page_url(url.strip(), "a URL") if url.strip() else None))
+            except ValueError as exc:
+                raise ValueError(f"{path}, line {number}: {exc}") from None
+    finally:
+        if handle is not sys.stdin:
+            handle.close()
+    return sources
+
+
+def render_pages(sources: list[Source], settings: Any) -> Iterator[tuple[Source, bytes | None, str | None]]:
+    """Yield (source, screenshot PNG or None, render error or None) per page, in chunks, in order."""
     from crawler.render.offline import OfflineRenderConfig, render_html
-    from crawler.render.saved_url import page_url
+    from crawler.render.saved_url import page_url as saved_page_url
 
     config = OfflineRenderConfig.from_settings(settings)
-    for start in range(0, len(paths), RENDER_CHUNK):
-        chunk = paths[start:start + RENDER_CHUNK]
-        sources = []
-        errors: dict[str, str] = {}
-        for path in chunk:
+    for start in range(0, len(sources), RENDER_CHUNK):
+        chunk = sources[start:start + RENDER_CHUNK]
+        texts = []
+        errors: dict[int, str] = {}
+        for index, source in enumerate(chunk):
             try:
-                html = decode_html(read_page(path)).text
-                sources.append((path, html, page_url(Path(path).name, html, url)))
-            except Exception as exc:  # reported again, with the same cause, by page_file
-                errors[path] = f"{type(exc).__name__}: {exc}"
-        shots = {page.key: page for page in render_html(sources, config)}
-        for path in chunk:
-            shot = shots.get(path)
+                html = decode_html(source.read()).text
+                texts.append((str(index), html, saved_page_url(Path(source.path or "page.html").name, html,
+                                                               source.url)))
+            except Exception as exc:  # reported again, with the same cause, by source_page
+                errors[index] = f"{type(exc).__name__}: {exc}"
+        shots = {shot.key: shot for shot in render_html(texts, config)}
+        for index, source in enumerate(chunk):
+            shot = shots.get(str(index))
             if shot is None:
-                yield path, None, errors.get(path, "not rendered")
+                yield source, None, errors.get(index, "not rendered")
             else:
-                yield path, shot.png, shot.error
+                yield source, shot.png, shot.error
 
 
-class Command(ScrapyCommand):
-    """Extract text from saved HTML pages with one method (``--method``)."""
+class Command(ProjectCommand, ScrapyCommand):
+    """Extract text from saved HTML pages, standard input or URLs with one method (``--method``)."""
 
     requires_project = True
-    default_settings = {"LOG_LEVEL": "INFO"}
 
     def syntax(self) -> str:
-        return "[options] PATH..."
+        return "[options] PATH... | - | -u URL... | --list FILE"
 
     def short_desc(self) -> str:
-        return "Extract clean text from saved pages (files, globs, folders) to JSON lines"
+        return "Extract clean text from saved pages (files, globs, folders, stdin) or URLs to JSON lines"
+
+    def long_desc(self) -> str:
+        return ("Extract clean text and metadata from pages, one JSON line each (the crawl's record), with the "
+                "crawl's own flow: page type, the site's templates when the template store has them, the block "
+                "classifier's text, metadata.\n\n"
+                "  newscorpus extract page.html                      a saved page (.html, .htm, .gz)\n"
+                "  newscorpus extract saved/ -o pages.jsonl          every page of a folder\n"
+                "  curl -s URL | newscorpus extract - --url URL      standard input\n"
+                "  newscorpus extract -u https://example.com/a/1     fetched as the crawl fetches it\n"
+                "  newscorpus extract --list pages.tsv               lines of PATH<TAB>URL\n\n"
+                "Exit status 0; 1 when every page failed; 2 for bad usage or no page found.")
 
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of stdout")
+        parser.add_argument("-u", "--fetch", metavar="URL", action="append", default=[],
+                            help="fetch this page (repeatable) with the crawl's downloader and settings: user agent, "
+                                 "robots.txt, redirects, size limit")
+        parser.add_argument("--list", metavar="FILE", dest="list_file",
+                            help="pages to extract, one PATH<TAB>URL a line (the URL may be left out; - reads the "
+                                 "list from standard input)")
         parser.add_argument("--method", default=DEFAULT_METHOD,
                             help=f"extraction method: {', '.join(method_names())} (default: {DEFAULT_METHOD}: "
-                                 "page type, then the SVM block classifier or the list algorithm)")
-        parser.add_argument("--url", help="the pages' URL (one page), used to resolve links and find the site")
+                                 "page type, then the block classifier or the list algorithm)")
+        parser.add_argument("--url", help="the page's URL (one saved page, or standard input): resolves its links "
+                                          "and finds its site")
         parser.add_argument("--site", metavar="NAME",
-                            help="the pages' site in the template library (default: the site of --url)")
+                            help="the pages' site in the template library (default: the site of each page's URL)")
         parser.add_argument("--no-templates", action="store_true",
                             help="do not remove the site's templates before extracting")
         parser.add_argument("--screenshot", metavar="PNG",
-                            help="the page's screenshot (one page: e.g. the crawl's screenshot_file), for the fusion")
+                            help="the page's screenshot (one page: e.g. the crawl's screenshot_file): the page type "
+                                 "fuses the screenshot model with the DOM/URL model")
         parser.add_argument("--render", action="store_true",
-                            help="render each page in Chromium (no network) so that the screenshot model types it too")
+                            help="render each page in Chromium (no network) and type it by the fusion of the "
+                                 "screenshot model and the DOM/URL model, as PAGETYPE_FUSION does")
+
+    def sources(self, args: list[str], opts: argparse.Namespace) -> list[Source]:
+        """Return the pages the arguments name, in order; ValueError for what cannot be used."""
+        if args.count("-") > 1 or (args.count("-") and opts.list_file == "-"):
+            raise ValueError("standard input (-) can be read once")
+        if opts.url is not None:
+            opts.url = page_url(opts.url)
+        fetch = [page_url(url, "-u") for url in opts.fetch]
+        sources: list[Source] = []
+        for arg in args:
+            if arg == "-":
+                sources.append(Source(None, opts.url, sys.stdin.buffer.read()))
+            else:
+                sources += [Source(path, opts.url) for path in find_pages([arg])]
+        if opts.url is not None and (len(sources) != 1 or fetch or opts.list_file):
+            raise ValueError("--url names the URL of one saved page: for several, give a --list of PATH<TAB>URL "
+                             "lines, or -u URL to fetch them")
+        if opts.list_file:
+            sources += listed_sources(opts.list_file)
+        if fetch:
+            assert self.crawler_process is not None and self.settings is not None
+            sources += [Source(None, fetched.url, fetched=fetched)
+                        for fetched in fetch_pages(self.crawler_process, self.settings, fetch)]
+        return sources
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if not args:
-            raise UsageError("give at least one PATH")
+        if not args and not opts.fetch and not opts.list_file:
+            raise UsageError("give a PATH, - (standard input), -u URL or --list FILE")
         if opts.method not in method_names():
             raise UsageError(f"unknown --method {opts.method!r}; known: {', '.join(method_names())}")
         if opts.site is not None and not opts.site.strip():
             raise UsageError("--site needs a non-empty NAME")
-        if opts.url is not None:
-            opts.url = _page_url(opts.url)
-        paths = list(find_pages(args))
-        if not paths:
+        try:
+            sources = self.sources(args, opts)
+        except (OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+        if not sources:
             print("error: no .html/.htm(.gz) page found in " + " ".join(args), file=sys.stderr)
             self.exitcode = 2
             return
-        if opts.screenshot and (opts.render or len(paths) != 1):
+        if opts.screenshot and (opts.render or len(sources) != 1):
             raise UsageError("--screenshot goes with exactly one page and without --render")
         screenshot = Path(opts.screenshot).read_bytes() if opts.screenshot else None
         assert self.settings is not None
-        site = opts.site or (site_key(opts.url, load_sites(self.settings)) if opts.url else None)
-        try:
-            workers = WorkersConfig.from_settings(self.settings)
-        except ValueError as exc:
-            raise UsageError(str(exc)) from exc
-        library = None if opts.no_templates else open_library(self.settings, site)
-        hint = None if opts.no_templates else stored_hint(self.settings, site, opts.url)
+        if opts.render or screenshot is not None:  # what they are for: the screenshot joins the page type
+            self.settings.set("PAGETYPE_FUSION", True, priority="cmdline")
+        sites = load_sites(self.settings) if any(source.url for source in sources) else None
+        page_sites = [opts.site or site_key(source.url, sites) for source in sources]
+        workers = WorkersConfig.from_settings(self.settings)
+        named = set(page_sites) - {None}
+        site = next(iter(named)) if len(named) == 1 else None
+        library = None
+        if not opts.no_templates and named:  # one site's templates, or every site's when the pages have several
+            library = open_library(self.settings, site) if site is not None else frozen_library(self.settings)
+        hints = None if opts.no_templates else StoredHints(self.settings)
         # One page runs here: a pool's start-up (a second or two) would outweigh it. Nothing is learned, so the pages
         # of one site spread over the workers.
-        processes = min(workers.processes, len(paths)) if len(paths) > 1 else 0
+        processes = min(workers.processes, len(sources)) if len(sources) > 1 else 0
         queue: InOrder[str | None] = page_queue(self.settings, replace(workers, workers=processes), library,
                                                  opts.method, site, pin_sites=False)  # tag: the render error
         failed = 0
         finished = False
-        pages: Iterator[tuple[str, bytes | None, str | None]] = (
-            render_pages(paths, opts.url, self.settings) if opts.render else ((p, screenshot, None) for p in paths))
+        pages: Iterator[tuple[Source, bytes | None, str | None]] = (
+            render_pages(sources, self.settings) if opts.render else ((s, screenshot, None) for s in sources))
+        sited = dict(zip(map(id, sources), page_sites, strict=True))
         out: IO[str] = sys.stdout
         try:
             if opts.output:
                 out = open(opts.output, "w", encoding="utf-8")  # noqa: SIM115
-            with Progress(len(paths), "Extracting") as progress:
+            with Progress(len(sources), "Extracting") as progress:
 
                 def write(done: Iterator[tuple[str | None, Record | None]]) -> None:
                     nonlocal failed
@@ -330,18 +456,21 @@ class Command(ScrapyCommand):
                         if render_error is not None:
                             record.flags.append("render_failed")
                             logger.warning("Could not render %s (typed without the screenshot): %s",
-                                           record.html_file, render_error)
+                                           record.html_file or record.url, render_error)
                         failed += record.error is not None
                         out.write(record.json_line() + "\n")
                         progress.update(failed=failed)
 
-                for path, screenshot, render_error in pages:
-                    write(queue.add(render_error, *page_file(path, opts.url, site, screenshot, hint)))
+                for source, shot, render_error in pages:
+                    page_site = sited[id(source)]
+                    hint = hints.hint(page_site, source.url) if hints is not None else None
+                    write(queue.add(render_error, *source_page(source, page_site, shot, hint)))
                 write(queue.drain())
             finished = True
         finally:
             if out is not sys.stdout:
                 out.close()
             queue.close(finished)
-        logger.info("Extracted %d pages with %s: %d failed", len(paths), opts.method, failed)
-        self.exitcode = 1 if failed == len(paths) else 0
+        notice(logger, "Extracted %d pages with %s: %d failed%s", len(sources), opts.method, failed,
+               f"; written to {opts.output}" if opts.output else "")
+        self.exitcode = 1 if failed == len(sources) else 0

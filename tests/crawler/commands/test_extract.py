@@ -14,6 +14,7 @@ import pytest
 
 from crawler.commands.extract import extract_file, find_pages
 from demo.content import build_sites
+from demo.server import DemoServer
 from extraction.process import Context
 from extraction.record import schema
 from pipelines.archive import html_archive_bytes
@@ -118,10 +119,30 @@ def test_a_url_with_bytes_no_utf8_holds_is_percent_encoded_and_a_broken_one_refu
     assert broken.returncode == 2 and "is not a URL" in broken.stderr
 
 
+def test_urls_are_fetched_as_the_crawl_fetches_them(tmp_path: Path) -> None:
+    """-u URL: the crawl's downloader and settings (robots.txt obeyed, HTTP errors as the crawl's reasons), then the
+    same flow as a saved page."""
+    with DemoServer() as server:
+        article = next(path for site in server.sites for path, page in site.pages.items()
+                       if page.page_type == "article" and path.startswith("/en/"))
+        urls = [server.url + article, server.url + "/en/no-such-page.html", server.url + "/en/private/secret.html"]
+        done = _run(*[arg for url in urls for arg in ("-u", url)], "-s", "EXTRACT_WORKERS=0",
+                    "-s", "RETRY_ENABLED=False")
+    assert done.returncode == 0, done.stderr[-3000:]
+    records = [json.loads(line) for line in done.stdout.splitlines()]
+    assert [r["url"] for r in records] == urls
+    assert records[0]["status"] == 200 and records[0]["page_type"] == "article" and len(records[0]["text"]) > 200
+    assert records[0]["fetched_at"] and records[0]["site"] == server.url and records[0]["error"] is None
+    assert [r["error"] for r in records[1:]] == ["http_404", "robots_forbidden"]
+    assert server.hits["/en/private/secret.html"] == 0  # robots.txt forbids it: never requested
+    for record in records:
+        jsonschema.validate(record, schema())
+
+
 @pytest.mark.skipif(shutil.which("chromium") is None, reason="Chromium absent (apt-get install chromium)")
 @pytest.mark.browser
 def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None:
-    """The DOM/URL model types each page; with --render and PAGETYPE_FUSION on the screenshot joins (fusion).
+    """The DOM/URL model types each page; with --render the screenshot joins (fusion), PAGETYPE_FUSION or not.
     Demo pages (the models trained on them: this checks the plumbing, not accuracy)."""
     site = build_sites()[0]
     chosen = [next(p for p in site.pages.values() if p.page_type == kind) for kind in ("list", "article")]
@@ -129,7 +150,7 @@ def test_every_page_typed_and_render_adds_the_screenshot(tmp_path: Path) -> None
         (tmp_path / f"{number}-{page.page_type}.html").write_bytes(page.body_bytes)
     for render in (False, True):
         out = tmp_path / f"out-{render}.jsonl"
-        process = _run(str(tmp_path), "-o", str(out), *(["--render", "-s", "PAGETYPE_FUSION=True"] if render else []))
+        process = _run(str(tmp_path), "-o", str(out), *(["--render"] if render else []))
         assert process.returncode == 0, process.stderr
         records = sorted((json.loads(line) for line in out.read_text(encoding="utf-8").split("\n") if line),
                          key=lambda r: r["html_file"])

@@ -33,6 +33,8 @@ from crawler.state import date_timestamp, parse_since
 from extraction.dedup import DedupConfig, DuplicateIndex, fingerprint
 
 PAGE_TYPES = ("article", "list", "other")
+# A JSON line is a crawl record when it has one of these (a stats file's or another tool's JSON lines have none).
+RECORD_KEYS = frozenset({"url", "canonical_url", "text", "page_type", "error", "schema_version"})
 READ_BYTES = 1 << 16  # bytes read at a time from a compressed feed
 GZIP_WBITS = 31  # zlib's window bits for a gzip member
 DEFAULT_PAGE_TYPES = ("article",)
@@ -125,14 +127,32 @@ class Selection:
     records: int = 0
     unreadable: int = 0  # lines that are no JSON record
     cut: list[str] = field(default_factory=list)  # compressed feeds read only in part, and why
+    # The pages the records marked duplicate_of name, with how many such records; and hashes of every page read,
+    # to tell the copies of pages in these feeds from those of pages the crawl state knew from other crawls.
+    originals: Counter[str] = field(default_factory=Counter)
+    pages_read: set[int] = field(default_factory=set)
+    no_records: list[str] = field(default_factory=list)  # feeds with lines, none of them a record
 
     @property
     def kept(self) -> int:
         return len(self.chosen)
 
+    @property
+    def duplicates_of_other_crawls(self) -> int:
+        """Records left out as duplicates of a page no feed read holds: first seen by another crawl."""
+        return sum(count for url, count in self.originals.items() if hash(url) not in self.pages_read)
+
     def summary(self) -> str:
         """Return the one-line account of what was kept and why the rest was left out."""
-        parts = [f"{_REASON_TEXT[reason]} {self.left_out[reason]:,}" for reason in REASONS if self.left_out[reason]]
+        parts = []
+        for reason in REASONS:
+            if self.left_out[reason]:
+                part = f"{_REASON_TEXT[reason]} {self.left_out[reason]:,}"
+                elsewhere = self.duplicates_of_other_crawls if reason == DUPLICATE else 0
+                if elsewhere:
+                    part += (f" ({elsewhere:,} of pages first seen outside these feeds, by another crawl with the "
+                             "same crawl state)")
+                parts.append(part)
         line = f"Kept {self.kept:,} of {self.records:,} records"
         line += "; left out: " + ", ".join(parts) if parts else ""
         if self.unreadable:
@@ -207,14 +227,19 @@ def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], No
     selection = Selection()
     chosen, left_out = selection.chosen, selection.left_out
     for index, path in enumerate(feeds):
+        records, unreadable = selection.records, selection.unreadable
         for number, _, record in feed_records(path, on_bytes, selection.cut):
-            if record is None:
+            if record is None or not RECORD_KEYS.intersection(record):
                 selection.unreadable += 1
                 continue
             selection.records += 1
+            selection.pages_read.add(hash(str(record.get("url"))))
+            selection.pages_read.add(hash(str(record.get("canonical_url"))))
             reason = filters.reason(record)
             if reason is not None:
                 left_out[reason] += 1
+                if reason == DUPLICATE:
+                    selection.originals[str(record.get("duplicate_of"))] += 1
                 continue
             key = _key(record, path, number)
             fetched = record.get("fetched_at")
@@ -226,6 +251,8 @@ def select(feeds: Sequence[Path], filters: Filters, on_bytes: Callable[[int], No
                 if earlier > version:
                     continue
             chosen[key] = version
+        if selection.records == records and selection.unreadable > unreadable:
+            selection.no_records.append(f"{path} ({selection.unreadable - unreadable:,} lines)")
     return selection
 
 

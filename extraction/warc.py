@@ -373,6 +373,19 @@ class _Damaged(Exception):
     """One capture of a WARC file cannot be read (its records are there, their content is not what it should be)."""
 
 
+def is_warc(path: str | Path) -> bool:
+    """Return True when a file starts as a WARC file does (``WARC/1.``, plain or in a gzip member); OSError when it
+    cannot be read."""
+    with open(path, "rb") as handle:
+        head = handle.read(4096)
+    if head[:2] == _GZIP_MEMBER[:2]:
+        try:
+            head = zlib.decompressobj(wbits=31).decompress(head, 16)
+        except zlib.error:
+            return False
+    return head.startswith(b"WARC/1.")
+
+
 def read_captures(path: str | Path, offset: int = 0, limit: int | None = None) -> Iterator[Capture]:
     """Yield the complete captures of a WARC file in file order, from ``offset`` (at most ``limit``).
 

@@ -8,8 +8,10 @@ the records a text corpus keeps (:mod:`crawler.corpus`): no error items, no page
 for (default: articles), no duplicates the crawl marked nor copies of an earlier record's text, the same or near
 (``--duplicates``), and of a page exported more than once (an article whose text changed) its last version. Lines
 are written as the crawl wrote them, or with only ``--fields``. ``-o`` is written through a temporary file renamed
-at the end (default: standard output). Exit status 2 when a feed cannot be read or an option is wrong, 1 when the
-feeds hold no record.
+at the end (default: standard output). The summary on standard error says what was left out and why, and of the
+duplicates, how many copy pages in no feed given (pages a crawl sharing the crawl state fetched first). Exit status
+2 when a feed cannot be read, is no feed of crawl records, or an option is wrong; 1 when the feeds hold no record
+or none is kept.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pathlib import Path
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.cli import ProjectCommand
 from crawler.corpus import DUPLICATE_MODES, NEAR, Filters, feed_paths, select, write_corpus
 from crawler.files import replace_atomically
 from crawler.progress import Progress
@@ -32,12 +35,11 @@ from extraction.record import schema
 logger = logging.getLogger(__name__)
 
 
-class Command(ScrapyCommand):
+class Command(ProjectCommand, ScrapyCommand):
     """Write the text corpus of a crawl's JSONL feeds."""
 
     requires_project = True
     requires_crawler_process = False
-    default_settings = {"LOG_LEVEL": "INFO"}
 
     def syntax(self) -> str:
         return "[options] FEED.jsonl|FOLDER..."
@@ -97,9 +99,20 @@ class Command(ScrapyCommand):
             return
         for why in selection.cut:
             logger.warning("%s: its records up to there are read", why)
+        if selection.no_records:
+            print(f"error: not a JSONL feed of the crawl (no line is a crawl record): "
+                  f"{', '.join(selection.no_records)}", file=sys.stderr)
+            self.exitcode = 2
+            return
         if not selection.records:
             junk = f" ({selection.unreadable:,} lines that are no JSON record)" if selection.unreadable else ""
             print(f"error: no record in {' '.join(args)}{junk}", file=sys.stderr)
+            self.exitcode = 1
+            return
+        if not selection.chosen:  # records, none kept: -o is left as it was
+            print(selection.summary(), file=sys.stderr)
+            print(f"error: nothing kept of the feeds' records{f'; {output} is left as it was' if output else ''}",
+                  file=sys.stderr)
             self.exitcode = 1
             return
         try:
@@ -123,4 +136,4 @@ class Command(ScrapyCommand):
             self.exitcode = 2
             return
         print(selection.summary() + (f" Written to {output}." if output else ""), file=sys.stderr)
-        self.exitcode = 0
+        self.exitcode = 0 if selection.kept else 1

@@ -41,13 +41,16 @@ from typing import IO
 from scrapy.commands import ScrapyCommand
 from scrapy.exceptions import UsageError
 
+from crawler.cli import ProjectCommand
 from crawler.commands.extract import find_pages, frozen_library, page_queue
+from crawler.corpus import feed_records
+from crawler.logs import notice
 from crawler.progress import Progress
 from crawler.sitetypes import StoredHints
 from extraction.dedup import DedupConfig, DuplicateIndex, deduplicate, record_fingerprint
 from extraction.page import Page
 from extraction.record import Record
-from extraction.warc import Capture, read_captures
+from extraction.warc import Capture, is_warc, read_captures
 from extraction.workers import InOrder, WorkersConfig
 
 logger = logging.getLogger(__name__)
@@ -115,14 +118,13 @@ class Reextractor:
         return None
 
 
-class Command(ScrapyCommand):
+class Command(ProjectCommand, ScrapyCommand):
     """Re-extract the pages of WARC files with the current flow."""
 
     requires_project = True
-    default_settings = {"LOG_LEVEL": "INFO"}
 
     def syntax(self) -> str:
-        return "[options] WARC..."
+        return "[options] WARC... | --feed FEED.jsonl"
 
     def short_desc(self) -> str:
         return "Extract the pages of the crawl's WARC files again with today's models and templates, to JSON lines"
@@ -130,16 +132,42 @@ class Command(ScrapyCommand):
     def add_options(self, parser: argparse.ArgumentParser) -> None:
         super().add_options(parser)
         parser.add_argument("-o", "--output", metavar="OUT.jsonl", help="write here instead of stdout")
+        parser.add_argument("--feed", metavar="FEED.jsonl", action="append", default=[],
+                            help="the WARC files a crawl's feed names (its records' warc_file); repeatable")
         parser.add_argument("--no-templates", action="store_true",
                             help="neither remove the sites' templates nor apply their page-type votes")
 
+    @staticmethod
+    def _named(feeds: list[str]) -> list[str]:
+        """Return the WARC files the records of ``feeds`` name, in the order first named."""
+        named: dict[str, None] = {}
+        for feed in feeds:
+            try:
+                for _, _, record in feed_records(Path(feed)):
+                    if record is not None and isinstance(record.get("warc_file"), str):
+                        named[record["warc_file"]] = None
+            except OSError as exc:
+                raise UsageError(f"cannot read --feed {feed}: {exc.strerror or exc}") from None
+            if not named:
+                raise UsageError(f"--feed {feed} names no WARC file (its records have no warc_file)")
+        return list(named)
+
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
-        if not args:
-            raise UsageError("give at least one WARC file or folder")
-        paths = list(find_pages(args, WARC_SUFFIXES))
+        if not args and not opts.feed:
+            raise UsageError("give at least one WARC file or folder, or --feed FEED.jsonl")
+        paths = list(dict.fromkeys([*find_pages(args, WARC_SUFFIXES), *self._named(opts.feed)]))
         missing = [path for path in paths if not Path(path).is_file()]
         if missing or not paths:
             print("error: no WARC file (.warc, .warc.gz) at " + " ".join(missing or args), file=sys.stderr)
+            self.exitcode = 2
+            return
+        try:
+            others = [path for path in paths if not is_warc(path)]
+        except OSError as exc:
+            raise UsageError(f"cannot read {exc.filename}: {exc.strerror or exc}") from None
+        if others:
+            print(f"error: not a WARC file: {', '.join(others)} (a crawl's WARC files are in the folder named like "
+                  "its feed, under warc/)", file=sys.stderr)
             self.exitcode = 2
             return
         assert self.settings is not None
@@ -200,7 +228,7 @@ class Command(ScrapyCommand):
                 out.close()
             queue.close(finished)
         skipped = ", ".join(f"{reason} {count}" for reason, count in sorted(reextractor.skipped.items()))
-        logger.info("Re-extracted %d captures of %d WARC files: %d records written, %d of them failed%s", pages,
+        notice(logger, "Re-extracted %d captures of %d WARC files: %d records written, %d of them failed%s", pages,
                     len(paths), written, failed, f"; not written: {skipped}" if skipped else "")
         if not pages:
             print("error: no capture found in " + " ".join(args), file=sys.stderr)

@@ -208,6 +208,43 @@ def test_the_command(tmp_path: Path) -> None:
     assert Selection().summary() == "Kept 0 of 0 records."
 
 
+def test_a_file_that_is_no_feed_is_named(tmp_path: Path) -> None:
+    page = tmp_path / "page.html"
+    page.write_text("<html><body><p>Hello</p></body></html>\n<p>again</p>\n", encoding="utf-8")
+    stats = tmp_path / "stats.jsonl"
+    stats.write_text('{"item_scraped_count": 3}\n', encoding="utf-8")
+    for wrong, lines in ((page, 2), (stats, 1)):
+        done = _corpus(str(wrong))
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [
+            f"error: not a JSONL feed of the crawl (no line is a crawl record): {wrong} ({lines} lines)"]
+
+
+def test_nothing_kept_is_a_failure_and_leaves_the_corpus_as_it_was(tmp_path: Path) -> None:
+    feed = _feed(tmp_path / "run.jsonl", [_record("http://n.test/a"), _record("http://n.test/b")])
+    out = tmp_path / "corpus.jsonl"
+    out.write_bytes(b'{"url": "kept before"}\n')
+    done = _corpus(str(feed), "--lang", "fr", "-o", str(out))
+    assert done.returncode == 1
+    assert "Kept 0 of 2 records; left out: other languages 2." in done.stderr
+    assert f"error: nothing kept of the feeds' records; {out} is left as it was" in done.stderr
+    assert out.read_bytes() == b'{"url": "kept before"}\n'
+
+
+def test_duplicates_first_seen_by_another_crawl_are_told_apart(tmp_path: Path) -> None:
+    """The crawl marks a record duplicate_of a page its crawl state knew: when that page is in no feed given, the
+    state was shared with another crawl (the user learns where the missing articles went)."""
+    feed = _feed(tmp_path / "run.jsonl", [
+        _record("http://n.test/a"),
+        _record("http://n.test/b", duplicate_of="http://n.test/a"),  # a copy of a page of these feeds
+        _record("http://n.test/c", duplicate_of="http://demo.test/x"),  # of a page another crawl exported
+        _record("http://n.test/d", duplicate_of="http://demo.test/y")])
+    done = _corpus(str(feed), "-o", str(tmp_path / "corpus.jsonl"))
+    assert done.returncode == 0, done.stderr
+    assert ("Kept 1 of 4 records; left out: duplicates 3 (2 of pages first seen outside these feeds, by another "
+            "crawl with the same crawl state).") in done.stderr
+
+
 def test_the_report_reads_compressed_feeds_as_the_corpus_does(tmp_path: Path) -> None:
     feed = _feed(tmp_path / "run.jsonl.gz", [_record("http://n.test/a"), _record("http://n.test/l", page_type="list")])
     report = subprocess.run([sys.executable, "-m", "scrapy", "report", str(feed), "--templates", str(tmp_path)],

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import json
 import subprocess
 import sys
@@ -152,3 +153,31 @@ def test_an_output_that_cannot_be_written_is_a_usage_error(tmp_path: Path) -> No
     for output in (tmp_path / "no" / "such" / "folder" / "out.jsonl", tmp_path / "warc"):
         done = _run(str(files[0]), "-o", str(output), "-s", "TEMPLATES_ENABLED=False", "-s", "EXTRACT_WORKERS=0")
         assert done.returncode == 2 and "cannot write" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_a_file_that_is_no_warc_is_named_not_read(tmp_path: Path) -> None:
+    feed = tmp_path / "corpus.jsonl"
+    feed.write_text('{"url": "http://a.test/1", "text": "words"}\n' * 50, encoding="utf-8")
+    packed = tmp_path / "page.warc.gz"
+    packed.write_bytes(gzip.compress(b"<html><body>not a WARC record</body></html>"))
+    for wrong in (feed, packed):
+        done = _run(str(wrong))
+        assert done.returncode == 2
+        assert done.stderr.strip().splitlines() == [
+            f"error: not a WARC file: {wrong} (a crawl's WARC files are in the folder named like its feed, under "
+            "warc/)"]
+
+
+def test_the_warc_files_a_feed_names(tmp_path: Path) -> None:
+    """--feed FEED: the WARC files its records name, whichever folder they are in."""
+    first = _archive(tmp_path / "run-1", [("http://a.test/1", _article("The first article's words. "))])
+    _archive(tmp_path / "run-2", [("http://a.test/2", _article("Another run's article words. "))])
+    feed = tmp_path / "run-1.jsonl"
+    feed.write_text(json.dumps({"url": "http://a.test/1", "warc_file": str(first[0])}) + "\n", encoding="utf-8")
+    out = tmp_path / "out.jsonl"
+    done = _run("--feed", str(feed), "-o", str(out), "-s", "TEMPLATES_ENABLED=False", "-s", "EXTRACT_WORKERS=0")
+    assert done.returncode == 0, done.stderr
+    assert [r["url"] for r in _records(out)] == ["http://a.test/1"]
+    (tmp_path / "no-warc.jsonl").write_text('{"url": "http://a.test/1"}\n', encoding="utf-8")
+    refused = _run("--feed", str(tmp_path / "no-warc.jsonl"))
+    assert refused.returncode == 2 and refused.stderr.strip().startswith("error: --feed")

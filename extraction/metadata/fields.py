@@ -289,8 +289,12 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
     put("tags", keywords(article.get("keywords")), "json-ld")
     put("image", absolute_url(clean_value(article.get("image") or article.get("thumbnailUrl")), url), "json-ld")
     put("site_name", clean_value((publisher or {}).get("name") or website.get("name")), "json-ld")
-    put("canonical_url", absolute_url(clean_value(article.get("url") or article.get("mainEntityOfPage")), url)
-        if schema_types(article) & ARTICLE_TYPES else None, "json-ld")
+    # The page's own <link rel=canonical> comes first (below); JSON-LD's url or mainEntityOfPage id only without
+    # one, and without its fragment: Yoast and others name the page's WebPage node ".../#webpage".
+    linked = canonical_link(root, url)
+    if not linked and schema_types(article) & ARTICLE_TYPES:
+        declared = absolute_url(clean_value(article.get("url") or article.get("mainEntityOfPage")), url)
+        put("canonical_url", declared.split("#", 1)[0] if declared else None, "json-ld")
 
     # 2. microdata
     headlines = scan.itemprops.get("headline", [])
@@ -309,7 +313,7 @@ def page_metadata(root: html.HtmlElement, url: str | None = None, lines: Iterabl
 
     # 3. meta tags
     put("site_name", first_tag(tags, "og:site_name", "application-name", "twitter:site"), "meta")
-    put("canonical_url", canonical_link(root, url) or absolute_url(first_tag(tags, "og:url"), url), "meta")
+    put("canonical_url", linked or absolute_url(first_tag(tags, "og:url"), url), "meta")
     titles.append((first_tag(tags, "og:title", "twitter:title", "dc.title", "title"), "meta"))
     meta_authors = [value for key in ("author", "article:author", "dc.creator", "parsely-author", "sailthru.author",
                                       "byl", "dcterms.creator") for value in tags.get(key, ())]

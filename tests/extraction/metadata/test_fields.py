@@ -507,3 +507,25 @@ def test_json_escapes_for_characters_no_text_holds_are_dropped() -> None:
     assert record.authors == ["Jane Doe"] and record.description == "Budget news"
     assert "\x1b" not in record.text and "\x07" not in record.text and "[2J" in record.text
     json.dumps(record.as_dict(), ensure_ascii=False).encode("utf-8")
+
+
+def _canonical(head: str) -> tuple[str | None, str | None]:
+    page = (f"<html><head>{head}</head><body><article><h1>Rates held</h1><p>The bank held its rates.</p></article>"
+            "</body></html>")
+    found = page_metadata(parse_html(page), "https://news.example.com/2026/rates?ref=home", dates_by_htmldate=False)
+    return found.canonical_url, found.sources.get("canonical_url")
+
+
+JSONLD_WEBPAGE = ('<script type="application/ld+json">{"@context": "https://schema.org", "@type": "NewsArticle", '
+                  '"headline": "Rates held", "mainEntityOfPage": "https://news.example.com/2026/rates/#webpage"}'
+                  '</script>')
+
+
+def test_the_pages_own_canonical_link_comes_before_a_jsonld_id() -> None:
+    """Yoast and others give the article's mainEntityOfPage the id of the page's WebPage node, "...#webpage": the
+    page's <link rel=canonical> is what it declares."""
+    link = '<link rel="canonical" href="https://news.example.com/2026/rates">'
+    assert _canonical(JSONLD_WEBPAGE + link) == ("https://news.example.com/2026/rates", "meta")
+    assert _canonical(link + JSONLD_WEBPAGE) == ("https://news.example.com/2026/rates", "meta")
+    # Without a link, the JSON-LD URL, less its fragment (no fragment is a page of its own).
+    assert _canonical(JSONLD_WEBPAGE) == ("https://news.example.com/2026/rates/", "json-ld")

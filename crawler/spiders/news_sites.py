@@ -423,7 +423,11 @@ class NewsSitesSpider(Spider):
         kind = listing_kind(response.body) if page.refusal == "not_html" else None
         if kind is not None:  # a feed or sitemap a page linked to: read for its entries, not exported as a page
             self._stat(f"crawl/discovered/{kind}")
+            self._state["pages"][site.name] -= 1  # no page of the site's max_pages
             self.crawl_state.listing(response.meta["canonical_url"], site.name, item.depth or 0)
+            if (item.depth or 0) >= site.max_depth:  # its entries would be links past max_depth
+                self._stat("crawl/skipped/max_depth")
+                return
             response.meta["aux_url"] = response.url
             yield from (self.parse_feed if kind == "feed" else self.parse_sitemap)(response)
             return

@@ -268,10 +268,11 @@ class CrawlStateManager:
         self._safe(lambda state: state.complete(outcome), None, "write")
         self.count("state/completed")
 
-    def forbidden(self, url: str, site: str, depth: int) -> None:
-        """Record a page robots.txt forbids (no item): done, not asked for again."""
+    def forbidden(self, url: str, site: str, depth: int, reason: str = "robots_forbidden") -> None:
+        """Record a page robots.txt forbids, or the address policy refuses (``reason``; no item): done, not asked
+        for again."""
         self.complete(PageOutcome(url=url, site=site, status="done", depth=depth, round=self.round(site),
-                                  fetched_at=time.time(), error="robots_forbidden"))
+                                  fetched_at=time.time(), error=reason))
 
     def unchanged(self, url: str, site: str) -> None:
         """Record a 304 Not Modified answer."""

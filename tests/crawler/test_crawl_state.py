@@ -120,6 +120,8 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     feeds: list[Path] = []
     in_flight: set[str] = set()
     fetched = Counter[str]()
+    private = {path for site in server.sites for path in site.private_pages}  # what robots.txt forbids
+    forbidden_hits = Counter[str]()
     for run, kill_at in enumerate((8, 40, 70, None)):
         server.reset_hits()
         process, feed = _start(tmp_path, server, f"run{run}")
@@ -137,6 +139,7 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
                 os.killpg(process.pid, signal.SIGKILL)
         log = (tmp_path / f"run{run}.log").read_text(encoding="utf-8")
         fetched.update(_page_hits(server))
+        forbidden_hits.update({path: n for path, n in server.hits.items() if path in private})
         if kill_at is None:
             assert process.returncode == 0, log[-3000:]
             stats = json.loads((tmp_path / f"run{run}.stats.json").read_text(encoding="utf-8"))
@@ -153,6 +156,8 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     exported = [path for feed in feeds for path in _paths(_lines(feed), server.url)]
     duplicates = [path for path, n in Counter(exported).items() if n > 1]
     assert duplicates == []
+    # robots.txt on every path: no run, resumed or not, requested a page it forbids (issue 61).
+    assert private and not forbidden_hits and not set(exported) & private
     # The state holds the last feed and its size after the last completed page: a run killed right after a
     # record's line and before its page was completed finds the line there on the next run (recovered).
     with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:

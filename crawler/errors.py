@@ -19,6 +19,7 @@ from twisted.internet import defer, error
 from twisted.python.failure import Failure
 
 from crawler.fetch_policy import FetchRefused
+from crawler.robots import RobotsUnavailable
 
 
 class PageTooLarge(IgnoreRequest):
@@ -82,6 +83,8 @@ def exception_reason(exc: BaseException) -> str:
         return "redirect_offsite"
     if isinstance(exc, FetchRefused):
         return "fetch_refused"
+    if isinstance(exc, RobotsUnavailable):
+        return "robots_unavailable"
     if isinstance(exc, IgnoreRequest):
         message = str(exc)
         if "max redirections" in message:

@@ -1,4 +1,5 @@
-"""robots.txt read as Google and RFC 9309 read it: the first 500 KiB (``ROBOTSTXT_PARSER`` in the settings).
+"""robots.txt read as Google and RFC 9309 read it: the first 500 KiB (``ROBOTSTXT_PARSER`` in the settings), and
+an unreachable robots.txt as a site that allows nothing for the run (:class:`RobotsTxtMiddleware`).
 
 Scrapy's Protego parser reads a robots.txt whole, in the crawl's own thread: a site's robots.txt of 7.7 MB (a
 generated list of rules) took 5.5 s and 430 MB there. RFC 9309 (section 2.5) lets a crawler stop at a limit of at
@@ -10,7 +11,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from scrapy.robotstxt import ProtegoRobotParser
+from scrapy import Request
+from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as ScrapyRobotsTxtMiddleware
+from scrapy.exceptions import IgnoreRequest
+from scrapy.http import Response
+from scrapy.robotstxt import ProtegoRobotParser, RobotParser
 
 if TYPE_CHECKING:
     from typing import Self
@@ -38,3 +43,36 @@ class CappedRobotParser(ProtegoRobotParser):
         if len(head) < len(robotstxt_body) and crawler is not None and crawler.stats is not None:
             crawler.stats.inc_value("robotstxt/cut")
         return super().from_crawler(crawler, head)
+
+
+class RobotsUnavailable(IgnoreRequest):
+    """robots.txt of the request's site could not be read (a network error, a 5xx or 429 answer)."""
+
+
+class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
+    """Scrapy's robots.txt middleware, with an unreachable robots.txt read as RFC 9309 (section 2.3.1.4) reads it.
+
+    Scrapy allows every URL of a site whose robots.txt download failed, and parses the body of a 5xx answer as
+    rules (an error page: no rule, so everything allowed). A crawl that happens to start while a server struggles
+    (a resumed crawl sends a site's queued URLs at once) then fetched what the site forbids. Here the site's
+    requests fail with :class:`RobotsUnavailable` for the run instead (``robots_unavailable``: a transient
+    failure, tried again on the next run); stat ``robotstxt/unavailable``. A 4xx answer still means no rules.
+    Requests the address policy refuses never get here (crawler/middlewares/fetch_policy.py runs first).
+    """
+
+    def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
+        if rp is None and not request.meta.get("dont_obey_robotstxt"):
+            raise RobotsUnavailable("robots.txt unavailable")
+        super().process_request_2(rp, request)
+
+    async def _parse_robots(self, response: Response, netloc: str, request: Request) -> None:
+        if response.status >= 500 or response.status == 429:
+            self._stats.inc_value("robotstxt/response_count")
+            self._stats.inc_value(f"robotstxt/response_status_count/{response.status}")
+            self._robots_error(RobotsUnavailable(f"robots.txt answered {response.status}"), netloc)
+            return
+        await super()._parse_robots(response, netloc, request)
+
+    def _robots_error(self, exc: Exception, netloc: str) -> None:
+        self._stats.inc_value("robotstxt/unavailable")
+        super()._robots_error(exc, netloc)

@@ -101,9 +101,12 @@ RENDER_PROXY = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY") or "
 
 DOWNLOADER_MIDDLEWARES = {
     "crawler.middlewares.render.RenderMiddleware": 950,
-    # The address policy (crawler/fetch_policy.py, docs/fetch-policy.md): after HttpProxyMiddleware (750), which
-    # says whether a proxy resolves the name; FETCH_ALLOW_NETWORKS, FETCH_ALLOW_HOSTS: defaults in FetchPolicyConfig.
-    "crawler.middlewares.fetch_policy.FetchPolicyMiddleware": 760,
+    # robots.txt (crawler/robots.py): an unreachable one allows nothing for the run (RFC 9309 section 2.3.1.4).
+    "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
+    "crawler.robots.RobotsTxtMiddleware": 100,
+    # The address policy (crawler/fetch_policy.py, docs/fetch-policy.md), before robots.txt (100): a refused host's
+    # robots.txt is not asked for either; FETCH_ALLOW_NETWORKS, FETCH_ALLOW_HOSTS: defaults in FetchPolicyConfig.
+    "crawler.middlewares.fetch_policy.FetchPolicyMiddleware": 90,
     # Scrapy's 3xx redirects, followed inside the site's scope only (SiteConfig.in_scope).
     "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
     "crawler.middlewares.fetch_policy.ScopedRedirectMiddleware": 600,

@@ -48,6 +48,7 @@ Count = Callable[[str], Any]
 TRANSIENT_ERRORS = frozenset({
     "timeout", "connection_refused", "connection_lost", "dns", "cancelled", "browser_error", "render_stuck",
     "http_408", "http_429", "http_500", "http_502", "http_503", "http_504", "extract_timeout", "extract_crashed",
+    "robots_unavailable",
 })
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 from typing import TYPE_CHECKING, Any
+from urllib.request import getproxies, proxy_bypass
 
 from scrapy import Request
 from scrapy.downloadermiddlewares.redirect import RedirectMiddleware
@@ -36,20 +37,30 @@ logger = logging.getLogger(__name__)
 class FetchPolicyMiddleware:
     """Refuses, before it is sent, a request the address policy does not allow (module docstring)."""
 
-    def __init__(self, policy: AddressPolicy, stats: StatsCollector) -> None:
+    def __init__(self, policy: AddressPolicy, stats: StatsCollector, proxies: dict[str, str] | None = None) -> None:
         self.policy = policy
         self.stats = stats
+        # The environment's proxies by scheme, as HttpProxyMiddleware (750, after this one) will apply them.
+        self.proxies = proxies or {}
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> Self:
         assert crawler.stats is not None
-        return cls(crawl_policy(crawler), crawler.stats)
+        proxies = getproxies() if crawler.settings.getbool("HTTPPROXY_ENABLED") else {}
+        return cls(crawl_policy(crawler), crawler.stats, proxies)
+
+    def _proxied(self, request: Request) -> bool:
+        """Return True when the request goes through a proxy, which then resolves its host."""
+        if "proxy" in request.meta:
+            return bool(request.meta["proxy"])
+        parts = urlparse_cached(request)
+        return parts.scheme in self.proxies and not proxy_bypass(parts.hostname or "")
 
     async def process_request(self, request: Request) -> None:
         if request.meta.get("playwright"):
             return  # the renderer's: its document is the fetched response; Chromium's own go through its proxy
         refusal = self.policy.literal_refusal(request.url)
-        if refusal is None and not request.meta.get("proxy"):  # through a proxy, the proxy resolves the name
+        if refusal is None and not self._proxied(request):  # through a proxy, the proxy resolves the name
             try:
                 await self.policy.addresses(urlparse_cached(request).hostname or "")
             except FetchRefused as refused:

@@ -62,6 +62,11 @@ def test_through_a_proxy_the_name_is_left_to_the_proxy_but_an_address_is_checked
     assert asyncio.run(middleware.process_request(Request("http://unknown.example/", meta=proxied))) is None
     with pytest.raises(FetchRefused):
         asyncio.run(middleware.process_request(Request("http://169.254.169.254/", meta=proxied)))
+    # The environment's proxy (http_proxy), as HttpProxyMiddleware applies it after this middleware.
+    by_environment = FetchPolicyMiddleware(middleware.policy, middleware.stats, {"http": "http://127.0.0.1:3128"})
+    assert asyncio.run(by_environment.process_request(Request("http://unknown.example/"))) is None
+    with pytest.raises(FetchRefused):
+        asyncio.run(by_environment.process_request(Request("https://evil.test/")))  # no https proxy: resolved here
 
 
 def test_an_unresolved_name_fails_as_it_always_did() -> None:

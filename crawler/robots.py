@@ -16,6 +16,9 @@ from scrapy.downloadermiddlewares.robotstxt import RobotsTxtMiddleware as Scrapy
 from scrapy.exceptions import IgnoreRequest
 from scrapy.http import Response
 from scrapy.robotstxt import ProtegoRobotParser, RobotParser
+from scrapy.utils.defer import maybe_deferred_to_future
+from scrapy.utils.httpobj import urlparse_cached
+from twisted.internet.defer import Deferred
 
 if TYPE_CHECKING:
     from typing import Self
@@ -50,7 +53,8 @@ class RobotsUnavailable(IgnoreRequest):
 
 
 class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
-    """Scrapy's robots.txt middleware, with an unreachable robots.txt read as RFC 9309 (section 2.3.1.4) reads it.
+    """Scrapy's robots.txt middleware, with every request that waits for a site's robots.txt checked against it
+    (:meth:`robot_parser`), and an unreachable robots.txt read as RFC 9309 (section 2.3.1.4) reads it.
 
     Scrapy allows every URL of a site whose robots.txt download failed, and parses the body of a 5xx answer as
     rules (an error page: no rule, so everything allowed). A crawl that happens to start while a server struggles
@@ -59,6 +63,27 @@ class RobotsTxtMiddleware(ScrapyRobotsTxtMiddleware):
     failure, tried again on the next run); stat ``robotstxt/unavailable``. A 4xx answer still means no rules.
     Requests the address policy refuses never get here (crawler/middlewares/fetch_policy.py runs first).
     """
+
+    async def robot_parser(self, request: Request) -> RobotParser | None:
+        """Return the parser of the request's site, waiting for its robots.txt when another request asked first.
+
+        Scrapy 2.19 awaits the site's shared Deferred itself (``maybe_deferred_to_future``): the first waiter's
+        future takes the Deferred's result and leaves None to the next ones, which Scrapy reads as "no robots.txt"
+        and lets through. Every request that arrived while the file was downloading was allowed: in a resumed
+        crawl, whose queued URLs of a site arrive at once, a forbidden page among them was fetched (issue 61).
+        Each waiter here gets a Deferred of its own, fired with the result, which stays the shared one's.
+        """
+        parser = self._parsers.get(urlparse_cached(request).netloc)
+        if not isinstance(parser, Deferred):
+            return await super().robot_parser(request)
+        waiter: Deferred[RobotParser | None] = Deferred()
+
+        def relay(result: RobotParser | None) -> RobotParser | None:
+            waiter.callback(result)
+            return result
+
+        parser.addCallback(relay)
+        return await maybe_deferred_to_future(waiter)
 
     def process_request_2(self, rp: RobotParser | None, request: Request) -> None:
         if rp is None and not request.meta.get("dont_obey_robotstxt"):

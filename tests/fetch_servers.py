@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import collections
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from types import TracebackType
 from typing import Any
@@ -80,14 +81,22 @@ class CountingServer(_Server):
 
 
 class SiteServer(_Server):
-    """A listed site: ``routes`` by path (query string included), 404 for any other."""
+    """A listed site: ``routes`` by path (query string included), 404 for any other; HTML pages after ``delay``
+    seconds (a slow site, whose URLs wait in the crawl's queue), robots.txt after ``robots_delay``."""
 
-    def __init__(self, routes: dict[str, Route], host: str = "127.0.0.1") -> None:
+    def __init__(self, routes: dict[str, Route], host: str = "127.0.0.1", delay: float = 0.0,
+                 robots_delay: float = 0.0) -> None:
         super().__init__(host)
         self.routes = routes
+        self.delay, self.robots_delay = delay, robots_delay
 
     def answer(self, path: str) -> Route:
-        return self.routes.get(path, (404, {}, b"<html><body>Not found</body></html>"))
+        found = self.routes.get(path, (404, {}, b"<html><body>Not found</body></html>"))
+        if path == "/robots.txt":
+            time.sleep(self.robots_delay)
+        elif self.delay and found[1].get("Content-Type", "text/html").startswith("text/html"):
+            time.sleep(self.delay)
+        return found
 
 
 class MappedPolicy(AddressPolicy):

@@ -117,6 +117,6 @@ def test_nothing_reaches_the_unlisted_server(servers: tuple[SiteServer, Counting
     # its fetch() in the browser (each refused once or more: Chromium may ask again).
     assert stats["fetch/refused/loopback"] >= 6
     assert stats["render/refused"] >= 4
-    assert stats["fetch/refused/link_local"] == 2  # the metadata address, by a name (its robots.txt, the page)
+    assert stats["fetch/refused/link_local"] == 1  # the metadata address, by a name (its robots.txt is not asked)
     assert stats["crawl/dropped/fetch_refused"] == 3
     assert stats["crawl/skipped/outside_site"] >= 3  # the feed's entry, the sitemap's, the link

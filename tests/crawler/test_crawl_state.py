@@ -23,6 +23,7 @@ from demo.server import DemoServer
 from extraction.warc import read_capture
 from tests.crawl_helpers import FAST_SETTINGS, REPO, needs_chromium, run_crawl, sites_yaml
 from tests.crawler.test_crawl_demo import demo_sites
+from tests.fetch_servers import Route, SiteServer
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
@@ -227,3 +228,82 @@ def test_since_exports_only_articles_published_after_it(server: DemoServer, tmp_
     assert result.stats["crawl/skipped/before_since"] > 0  # feed and sitemap entries: never requested
     assert result.stats["export/skipped/before_since"] > 0  # found by links: fetched, dated, left out
     assert all(item["date_published"][:10] >= since for item in result.items if item["page_type"] == "article")
+
+
+def _robots_site(articles: int = 12) -> tuple[dict[str, Route], dict[str, Route]]:
+    """Return the routes of a site's two hosts: the home page and a sitemap on one, and on the other the articles
+    the sitemap lists and, between them, pages its robots.txt forbids."""
+    body = "".join(f"<p>Paragraph {n} of a report from the harbour council on ferries and fares.</p>" for n in range(8))
+    home: dict[str, Route] = {
+        "/robots.txt": (200, {"Content-Type": "text/plain"}, b"User-agent: *\nAllow: /\n"),
+        "/site/": (200, {}, f"<html><head><title>Home</title></head><body>{body}</body></html>".encode())}
+    pages: dict[str, Route] = {
+        "/robots.txt": (200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /site/private/\n")}
+    locs = []
+    for n in range(articles):
+        for path in (f"/site/a{n}.html", f"/site/private/p{n}.html"):
+            pages[path] = (200, {}, f"<html><head><title>Page {path}</title></head><body><h1>{path}</h1>{body}"
+                                    f"</body></html>".encode())
+            locs.append(f"<url><loc>PAGES{path}</loc></url>")
+    home["/site/sitemap.xml"] = (200, {"Content-Type": "application/xml"},
+                                 ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                                  + "".join(locs) + "</urlset>").encode())
+    return home, pages
+
+
+def test_a_resumed_crawl_fetches_no_page_robots_txt_forbids(tmp_path: Path) -> None:
+    # The sitemap's entries are on a second host whose robots.txt is slow: they wait for it together, in the crawl
+    # state's queue. Killed there (and once more later), the crawl resumes with those queued URLs arriving at once
+    # while robots.txt downloads: issue 61, where Scrapy let all but the first of them through
+    # (tests/crawler/test_robots.py).
+    home_routes, page_routes = _robots_site()
+    with SiteServer(home_routes, "127.0.0.1") as home, SiteServer(page_routes, "127.0.0.3", robots_delay=2.0) as pages:
+        status, headers, body = home_routes["/site/sitemap.xml"]
+        home_routes["/site/sitemap.xml"] = (status, headers, body.replace(b"PAGES", pages.url.encode()))
+        sites = [{"name": "harbour", "start_urls": [f"{home.url}/site/"],
+                  "allowed_prefixes": [f"{home.url}/site/", f"{pages.url}/site/"],
+                  "sitemaps": [f"{home.url}/site/sitemap.xml"], "render": False}]
+        articles = {f"{pages.url}{path}" for path in page_routes if path.startswith("/site/a")} | {f"{home.url}/site/"}
+        forbidden = {path for path in page_routes if "/private/" in path}
+        whole = run_crawl(tmp_path, sites, {"TEMPLATES_STORE": str(tmp_path / "whole")}, name="whole")
+        assert whole.returncode == 0 and set(_paths(whole.items, "")) == articles, whole.log[-3000:]
+        assert not {path for path in pages.hits if path in forbidden}
+        pages.hits.clear()
+
+        sites_file = tmp_path / "sites.yaml"
+        sites_file.write_text(sites_yaml(sites), encoding="utf-8")
+        settings = {**FAST_SETTINGS, "TEMPLATES_STORE": str(tmp_path / "state"), "ARCHIVE_DIR": str(tmp_path / "a")}
+        feeds: list[Path] = []
+        # Killed while the queued pages wait for robots.txt, then after 3 records, then run to its end.
+        for run, kill_when in enumerate((lambda: pages.hits["/robots.txt"] >= 1,
+                                         lambda: len(_lines(feeds[-1])) >= 3, None)):
+            feeds.append(tmp_path / f"run{run}.jsonl")
+            command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites_file}", "-O",
+                       str(feeds[-1]), "-s", f"STATS_FILE={tmp_path / f'run{run}.json'}"]
+            for key, value in settings.items():
+                command += ["-s", f"{key}={value}"]
+            with (tmp_path / f"run{run}.log").open("w") as log:
+                process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, start_new_session=True)
+            deadline = time.monotonic() + 240
+            try:
+                while kill_when is not None and process.poll() is None and time.monotonic() < deadline:
+                    if kill_when():
+                        os.killpg(process.pid, signal.SIGKILL)
+                        break
+                    time.sleep(0.02)
+                process.wait(timeout=max(1.0, deadline - time.monotonic()))
+            finally:
+                if process.poll() is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+            log_text = (tmp_path / f"run{run}.log").read_text(encoding="utf-8")
+            if kill_when is not None:
+                assert process.returncode == -signal.SIGKILL, f"run {run} ended before its kill:\n{log_text[-3000:]}"
+            if run == 0:  # the forbidden pages were in the queue the next run takes up
+                with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:
+                    queued = {url for (url,) in conn.execute("SELECT url FROM pages WHERE status = 'queued'")}
+                assert len({url for url in queued if "/private/" in url}) == len(forbidden)
+        assert process.returncode == 0, log_text[-3000:]
+        assert not {path for path in pages.hits if path in forbidden}  # none requested, in any run
+        exported = [path for feed in feeds for path in _paths(_lines(feed), "")]
+        assert sorted(exported) == sorted(articles)  # what the uninterrupted crawl exported, each once

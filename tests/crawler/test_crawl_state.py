@@ -14,8 +14,10 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,6 +113,26 @@ def _lines(feed: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in feed.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
+def _exported_at_least(feeds: list[Path], count: int) -> bool:
+    return sum(len(_lines(feed)) for feed in feeds) >= count
+
+
+def _kill_when(process: subprocess.Popen[Any], condition: Callable[[], bool] | None, timeout: float = 300) -> None:
+    """Wait for a crawl to end, SIGKILLing it with its workers and browser (its process group) once ``condition``
+    holds (None: run to the end); killed all the same after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    try:
+        while condition is not None and process.poll() is None and time.monotonic() < deadline:
+            if condition():
+                os.killpg(process.pid, signal.SIGKILL)
+                break
+            time.sleep(0.02)
+        process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def _done(tmp_path: Path, base: str) -> set[str]:
     with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:
         rows = conn.execute("SELECT url FROM pages WHERE status = 'done'").fetchall()
@@ -127,17 +149,7 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
         server.reset_hits()
         process, feed = _start(tmp_path, server, f"run{run}")
         feeds.append(feed)
-        deadline = time.monotonic() + 300
-        try:
-            while kill_at is not None and process.poll() is None and time.monotonic() < deadline:
-                if sum(len(_lines(f)) for f in feeds) >= kill_at:
-                    os.killpg(process.pid, signal.SIGKILL)  # the crawl, its extraction workers and its browser
-                    break
-                time.sleep(0.05)
-            process.wait(timeout=max(1.0, deadline - time.monotonic()))
-        finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
+        _kill_when(process, None if kill_at is None else partial(_exported_at_least, feeds, kill_at))
         log = (tmp_path / f"run{run}.log").read_text(encoding="utf-8")
         fetched.update(_page_hits(server))
         forbidden_hits.update({path: n for path, n in server.hits.items() if path in private})
@@ -285,17 +297,7 @@ def test_a_resumed_crawl_fetches_no_page_robots_txt_forbids(tmp_path: Path) -> N
             with (tmp_path / f"run{run}.log").open("w") as log:
                 process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
                                            stdin=subprocess.DEVNULL, start_new_session=True)
-            deadline = time.monotonic() + 240
-            try:
-                while kill_when is not None and process.poll() is None and time.monotonic() < deadline:
-                    if kill_when():
-                        os.killpg(process.pid, signal.SIGKILL)
-                        break
-                    time.sleep(0.02)
-                process.wait(timeout=max(1.0, deadline - time.monotonic()))
-            finally:
-                if process.poll() is None:
-                    os.killpg(process.pid, signal.SIGKILL)
+            _kill_when(process, kill_when)
             log_text = (tmp_path / f"run{run}.log").read_text(encoding="utf-8")
             if kill_when is not None:
                 assert process.returncode == -signal.SIGKILL, f"run {run} ended before its kill:\n{log_text[-3000:]}"

@@ -69,6 +69,10 @@ class PolicyProxy:
             await self._handle(reader, writer)
         except (OSError, asyncio.IncompleteReadError, asyncio.LimitOverrunError, TimeoutError, ValueError) as exc:
             logger.debug("Proxy connection ended: %r", exc)
+        except asyncio.CancelledError:
+            # close() at the end of the crawl: a page that never finished loading still had a connection open.
+            # Ended here: the streams server would log the cancellation of its connection task as an error.
+            logger.debug("Proxy connection closed with the crawl")
         finally:
             self._connections.discard(task)
             writer.close()

@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import logging
+
+import pytest
 
 from crawler.fetch_policy import FetchPolicyConfig, FetchRefused
 from crawler.render.policy_proxy import PolicyProxy
@@ -69,3 +72,23 @@ def test_through_an_upstream_proxy_addresses_written_in_the_url_are_still_refuse
         assert asyncio.run(scenario()).startswith(b"HTTP/1.1 403")
         assert [refusal.reason for refusal in refused] == ["link_local"]
         assert dict(upstream.hits) == {"http://news.example/a": 1}  # the absolute URI, as a proxy gets it
+
+
+def test_closing_the_proxy_ends_open_connections_quietly(caplog: pytest.LogCaptureFixture) -> None:
+    with SiteServer({"/slow": (200, {}, b"<html>slow</html>")}, "127.0.0.1", delay=2.0) as site:
+        policy = MappedPolicy(FetchPolicyConfig(), ["127.0.0.1"])
+
+        async def scenario() -> None:
+            proxy = PolicyProxy(policy, lambda refusal, url: None)
+            host, port = (await proxy.url()).removeprefix("http://").split(":")
+            _, writer = await asyncio.open_connection(host, int(port))
+            writer.write(f"GET {site.url}/slow HTTP/1.1\r\n\r\n".encode())
+            await writer.drain()
+            await asyncio.sleep(0.3)  # relayed, waiting for the slow page
+            await proxy.close()
+            await asyncio.sleep(0.1)
+            writer.close()
+
+        with caplog.at_level(logging.DEBUG):
+            asyncio.run(scenario())
+    assert not [record for record in caplog.records if record.levelno >= logging.ERROR]

@@ -114,7 +114,8 @@ def _lines(feed: Path) -> list[dict[str, object]]:
 
 
 def _exported_at_least(feeds: list[Path], count: int) -> bool:
-    return sum(len(_lines(feed)) for feed in feeds) >= count
+    """Return True once the feeds hold ``count`` whole lines (a line being written is not one yet)."""
+    return sum(feed.read_bytes().count(b"\n") for feed in feeds if feed.exists()) >= count
 
 
 def _kill_when(process: subprocess.Popen[Any], condition: Callable[[], bool] | None, timeout: float = 300) -> None:
@@ -288,7 +289,7 @@ def test_a_resumed_crawl_fetches_no_page_robots_txt_forbids(tmp_path: Path) -> N
         feeds: list[Path] = []
         # Killed while the queued pages wait for robots.txt, then after 3 records, then run to its end.
         for run, kill_when in enumerate((lambda: pages.hits["/robots.txt"] >= 1,
-                                         lambda: len(_lines(feeds[-1])) >= 3, None)):
+                                         lambda: _exported_at_least(feeds[-1:], 3), None)):
             feeds.append(tmp_path / f"run{run}.jsonl")
             command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites_file}", "-O",
                        str(feeds[-1]), "-s", f"STATS_FILE={tmp_path / f'run{run}.json'}"]

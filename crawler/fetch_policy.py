@@ -299,7 +299,8 @@ class _Resolution:
 @implementer(IHostnameResolver)
 class PolicyResolver:
     """The reactor's name resolver (``TWISTED_DNS_RESOLVER``): it hands Scrapy's connections only the addresses
-    the policy allows, so a name cannot resolve to one address when checked and to another when connected."""
+    the policy allows, so a name cannot resolve to one address when checked and to another when connected.
+    It resolves in the asyncio loop of Twisted's asyncio reactor, the reactor the project runs on."""
 
     policy_class: type[AddressPolicy] = AddressPolicy
 

@@ -47,6 +47,7 @@ Count = Callable[[str], Any]
 TRANSIENT_ERRORS = frozenset({
     "timeout", "connection_refused", "connection_lost", "dns", "cancelled", "browser_error", "render_stuck",
     "http_408", "http_429", "http_500", "http_502", "http_503", "http_504", "extract_timeout", "extract_crashed",
+    "robots_unavailable",
 })
 
 
@@ -265,10 +266,11 @@ class CrawlStateManager:
         self._safe(lambda state: state.complete(outcome), None, "write")
         self.count("state/completed")
 
-    def forbidden(self, url: str, site: str, depth: int) -> None:
-        """Record a page robots.txt forbids (no item): done, not asked for again."""
+    def forbidden(self, url: str, site: str, depth: int, reason: str = "robots_forbidden") -> None:
+        """Record a page robots.txt forbids, or the address policy refuses (``reason``; no item): done, not asked
+        for again."""
         self.complete(PageOutcome(url=url, site=site, status="done", depth=depth, round=self.round(site),
-                                  fetched_at=time.time(), error="robots_forbidden"))
+                                  fetched_at=time.time(), error=reason))
 
     def listing(self, url: str, site: str, depth: int) -> None:
         """Record a link that was a feed or a sitemap (no item; its entries are queued): done as a page."""

@@ -401,7 +401,8 @@ class Command(ProjectCommand, ScrapyCommand):
         if fetch:
             assert self.crawler_process is not None and self.settings is not None
             sources += [Source(None, fetched.url, fetched=fetched)
-                        for fetched in fetch_pages(self.crawler_process, self.settings, fetch)]
+                        for fetched in fetch_pages(self.crawler_process, self.settings, fetch,
+                                                   load_sites(self.settings))]
         return sources
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:

@@ -29,7 +29,7 @@ from scrapy.utils.gz import gunzip
 from twisted.python.failure import Failure
 
 from crawler.domains import registered_domain
-from crawler.errors import failure_reason, short_message
+from crawler.errors import RedirectOffsite, failure_reason, short_message
 from crawler.feeds import durable
 from crawler.links import page_links
 from crawler.middlewares.render_result import RenderResult
@@ -417,6 +417,15 @@ class NewsSitesSpider(Spider):
             item.flags.extend(result.flags)
             if item.rendered and not result.javascript:
                 item.flags.append("rendered_without_javascript")
+        if result is not None and result.navigated_to and not site.in_scope(result.navigated_to):
+            # The page's script sends it elsewhere: a redirect off the site, not followed (as a 3xx would be).
+            item.error, item.redirect_to = "redirect_offsite", result.navigated_to
+            self._stat("fetch/refused/redirect_offsite")
+            self._stat("crawl/error/redirect_offsite")
+            logger.info("Script navigation off the site %s, not followed: %s -> %s", site.name, response.url,
+                        result.navigated_to)
+            yield item
+            return
         item.page = page
         self._stat("crawl/page")
         self._stat(f"crawl/site/{site.name}")
@@ -536,12 +545,14 @@ class NewsSitesSpider(Spider):
         request: Request = failure.request  # type: ignore[attr-defined]
         reason = failure_reason(failure)
         kind = request.meta.get("kind", "page")
-        if reason == "robots_forbidden":
-            self._stat("crawl/dropped/robots_forbidden")
+        if reason in ("robots_forbidden", "fetch_refused"):
+            # No record: nothing was fetched (a refusal's reason is in the stats, fetch/refused/<reason>).
+            self._stat(f"crawl/dropped/{reason}")
             if kind == "page":
                 self.crawl_state.forbidden(request.meta["canonical_url"], request.meta["site"],
-                                           request.meta.get("depth", 0))
-            logger.info("Forbidden by robots.txt, not fetched: %s", request.url)
+                                           request.meta.get("depth", 0), reason)
+            if reason == "robots_forbidden":
+                logger.info("Forbidden by robots.txt, not fetched: %s", request.url)
             return
         self._stat(f"crawl/error/{reason}" if kind == "page" else f"crawl/error/{kind}/{reason}")
         detail = short_message(failure.value) if failure.value is not None else ""
@@ -554,6 +565,8 @@ class NewsSitesSpider(Spider):
             item.status = response.status
             item.final_url = response.url
         item.error = reason
+        if isinstance(failure.value, RedirectOffsite):
+            item.redirect_to = failure.value.target
         yield item
 
     def _new_item(self, request: Request, meta: dict[str, Any]) -> Record:

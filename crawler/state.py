@@ -291,9 +291,9 @@ class CrawlStateManager:
         """Return (URL, signature) of the stored texts sharing a band key."""
         return self._safe(lambda state: state.candidates(keys), [], "read")
 
-    def add(self, key: str, fp: Fingerprint, keys: Sequence[bytes]) -> None:
-        """Store a text's fingerprint under its URL."""
-        self._safe(lambda state: state.add(key, fp, keys), None, "write")
+    def add(self, key: str, fp: Fingerprint, keys: Sequence[bytes]) -> str | None:
+        """Store a text's fingerprint under its URL; return the URL of the same text another worker stored first."""
+        return self._safe(lambda state: state.add(key, fp, keys), None, "write")
 
 
 def _kind(exc: CrawlStateError) -> str:

@@ -6,7 +6,13 @@ spider and the state pipeline (``pipelines/state.py``) call. It wraps the store
 opened (corrupt, locked, newer schema) is reported once and the crawl goes on as a full crawl, and an
 error during the crawl is counted (``state/error``) and the operation skipped.
 
-Stats: ``state/resumed`` and ``state/new_round`` (sites), ``state/error/<open|locked|corrupt|write|read>``,
+With a PostgreSQL state (``CRAWL_STATE_STORE=postgresql://...``) it is shared by every worker, and the sites are
+leased (:mod:`crawler.leases`): rounds begin as sites are claimed and end as they are released, every write is
+checked against the lease, and a state that cannot be opened or that goes away mid-crawl stops the worker
+(``fatal``, ``on_lost``) instead of a full crawl, which would fetch again what the other workers do.
+
+Stats: ``state/resumed`` and ``state/new_round`` (sites), ``state/error/<open|locked|corrupt|write|read|lease_lost|
+connection>``, ``state/db/round_trips`` and ``state/db/ms`` (the time spent waiting for the database),
 ``state/completed``, ``state/recovered_exports``; the spider's ``crawl/skipped/known``, ``crawl/skipped/visited``,
 ``crawl/skipped/lastmod``, ``crawl/skipped/before_since``, ``crawl/revisit``, ``crawl/recrawl``,
 ``crawl/queued_from_state``, ``crawl/unchanged/not_modified``; the pipeline's ``export/skipped/...``.
@@ -26,10 +32,12 @@ from typing import Any, ClassVar, TypeVar
 from crawler.sites import RECRAWL_MODES, duration
 from extraction.config import ComponentConfig
 from extraction.dedup import Fingerprint
+from templates_db.postgres import ConnectionLost, is_postgres
 from templates_db.state import (
     CrawlState,
     CrawlStateError,
     KnownPage,
+    LeaseLost,
     PageOutcome,
     QueuedPage,
     Round,
@@ -57,7 +65,9 @@ class CrawlStateConfig(ComponentConfig):
 
     prefix: ClassVar[str] = "CRAWL_STATE"
     enabled: bool = True  # off: every run is a full crawl (the spider's in-memory seen set only)
-    store: str = ""  # folder, .sqlite3 path or sqlite:/// URL; empty: crawl_state.sqlite3 beside TEMPLATES_STORE
+    # folder, .sqlite3 path, sqlite:/// URL or postgresql:// URI (workers on many machines: docs/distributed.md); empty:
+    # crawl_state.sqlite3 beside TEMPLATES_STORE, or TEMPLATES_STORE's database when that is a postgresql:// URI
+    store: str = ""
     recrawl: str = "new"  # new: known articles are never refetched; changed: refetched, exported when changed
     revisit: str = "0"  # seconds (or 30m, 6h, 1d) before a new round fetches a hub (start/list page, feed) again
     max_attempts: int = 3  # runs that retry a page whose fetch failed transiently
@@ -82,6 +92,8 @@ class CrawlStateConfig(ComponentConfig):
         """Return where the state lives: CRAWL_STATE_STORE, else beside the template store."""
         if self.store:
             return self.store
+        if is_postgres(templates_store):  # one database holds both (schemas crawl_state and templates)
+            return templates_store
         folder = Path(templates_store or "templates_db")
         if folder.name == STORE_FILENAME or folder.suffix.lower() in (".sqlite3", ".sqlite", ".db"):
             folder = folder.parent
@@ -115,18 +127,26 @@ def date_timestamp(value: str | None) -> float | None:
 class CrawlStateManager:
     """The crawl's handle on its state: rounds, what is known, the queue, completed pages."""
 
-    def __init__(self, config: CrawlStateConfig, location: str, count: Count) -> None:
+    def __init__(self, config: CrawlStateConfig, location: str, count: Count,
+                 record: Callable[[str, Any], Any] | None = None) -> None:
         self.config = config
         self.location = location
         self.state: CrawlState | None = None  # open from begin() on, unless disabled or unusable
         self.count = count
+        self.record = record or (lambda key, value: None)  # sets a stats value (the database's cost)
+        self._sites: list[str] = []
         self.rounds: dict[str, Round] = {}
+        self.leased = False  # the sites are leased (a PostgreSQL state): rounds follow the claims
+        self.fatal: CrawlStateError | None = None  # a shared state that cannot be used: the worker must stop
+        self.on_lost: Callable[[Exception], Any] = lambda exc: None  # the state went away mid-crawl
         self._warned = False
+        self._lease_lost = False
 
     @classmethod
-    def from_settings(cls, config: CrawlStateConfig, templates_store: str, count: Count) -> CrawlStateManager:
+    def from_settings(cls, config: CrawlStateConfig, templates_store: str, count: Count,
+                      record: Callable[[str, Any], Any] | None = None) -> CrawlStateManager:
         """Return the manager of the state that CRAWL_STATE_STORE (or TEMPLATES_STORE's folder) names."""
-        return cls(config, config.location(templates_store), count)
+        return cls(config, config.location(templates_store), count, record)
 
     def _open(self) -> CrawlState | None:
         """Open the state; one that cannot be used is reported and counted, and the crawl is a full crawl."""
@@ -137,6 +157,10 @@ class CrawlStateManager:
             state = open_state(self.location, self.config.timeout)
         except CrawlStateError as exc:
             self.count(f"state/error/{_kind(exc)}")
+            if is_postgres(self.location):  # shared: a full crawl would fetch again what every other worker does
+                logger.error("Crawl state unusable, this worker stops: %s", exc)
+                self.fatal = exc
+                return None
             logger.error("Crawl state unusable, crawling everything as a full crawl: %s", exc)
             return None
         logger.info("Crawl state: %s", state.location)
@@ -153,6 +177,15 @@ class CrawlStateManager:
             return default
         try:
             return operation(state)
+        except LeaseLost as exc:  # another worker holds the site now: its own fetch of the page counts
+            self.count("state/error/lease_lost")
+            if not self._lease_lost:
+                logger.warning("Crawl state: %s (counted as state/error/lease_lost from now on)", exc)
+                self._lease_lost = True
+            return default
+        except ConnectionLost as exc:
+            self._lost(exc)
+            return default
         except CrawlStateError as exc:
             self.count(f"state/error/{what}")
             if not self._warned:
@@ -160,12 +193,42 @@ class CrawlStateManager:
                 self._warned = True
             return default
 
+    def _lost(self, exc: Exception) -> None:
+        """The database went away: counted and reported once, the worker told to stop (``on_lost``)."""
+        if self.state is None:
+            return
+        self.count("state/error/connection")
+        logger.error("Crawl state lost, this worker stops: %s", exc)
+        self._report_cost()
+        state, self.state = self.state, None
+        try:
+            state.close()
+        except CrawlStateError:
+            pass
+        self.on_lost(exc)
+
     # -- the run --
 
-    def begin(self, sites: Sequence[str]) -> None:
-        """Open the state and start or resume each site's round; a state that cannot is given up (a full crawl)."""
+    def begin(self, sites: Sequence[str], worker: str | None = None, keepalive: float = 60.0) -> None:
+        """Open the state and start or resume each site's round; a state that cannot is given up (a full crawl).
+
+        A PostgreSQL state is shared: the sites are leased (``worker``: this worker's name, ``keepalive``: its
+        leases' life without renewal) and their rounds begin as they are claimed (:meth:`claim`)."""
+        self._sites = list(sites)
         state = self.state = self._open()
         if state is None:
+            return
+        if is_postgres(self.location):
+            try:
+                state.start_leasing(worker or "worker", keepalive)  # type: ignore[attr-defined]
+            except CrawlStateError as exc:
+                self.count(f"state/error/{_kind(exc)}")
+                logger.error("Crawl state unusable, this worker stops: %s", exc)
+                self.fatal, self.state = exc, None
+                state.close()
+                return
+            self.leased = True
+            self._safe(self._recover_feed, None, "write")
             return
         try:
             self.rounds = state.begin_run(sites)
@@ -215,17 +278,61 @@ class CrawlStateManager:
                 fetched_at=time.time(), http_status=status if isinstance(status, int) else None,
                 page_type=record.get("page_type"),
                 canonical=record.get("canonical_url"), duplicate_of=record.get("duplicate_of"), exported=True,
-                error=record.get("error"), feed=(path, offset)))
+                error=record.get("error"), feed=(path, offset), recovered=self.leased))
             self.count("state/recovered_exports")
             logger.info("Recovered %s: exported to %s by the killed run, not in its state", url, path)
 
     def end(self, reason: str) -> None:
-        """Close the state; the rounds are complete when the crawl finished cleanly."""
+        """Close the state; the rounds are complete when the crawl finished cleanly (leased sites: as each was
+        released, crawler/leases.py)."""
         if self.state is None:
             return
-        self._safe(lambda state: state.end_run(self.rounds, reason == "finished"), None, "write")
-        self.state.close()
-        self.state = None
+        if not self.leased:
+            self._safe(lambda state: state.end_run(self.rounds, reason == "finished"), None, "write")
+        self._report_cost()
+        if self.state is not None:
+            self.state.close()
+            self.state = None
+
+    def _report_cost(self) -> None:
+        """Count the database round trips and the time spent waiting for them (a PostgreSQL state)."""
+        state = self.state
+        trips, seconds = getattr(state, "round_trips", None), getattr(state, "seconds", None)
+        if trips is not None and seconds is not None:
+            self.record("state/db/round_trips", trips)
+            self.record("state/db/ms", round(seconds * 1000))
+
+    # -- site leases (a PostgreSQL state) --
+
+    def claim(self, limit: int, interval: float, keepalive: float, exclude: Iterable[str] = ()) -> list[Any]:
+        """Claim up to ``limit`` due sites (templates_db/pgstate.py); their rounds begin or resume."""
+        claims = self._safe(lambda state: state.claim(self._sites, limit, interval, keepalive,  # type: ignore
+                                                      exclude), [], "write")
+        for claim in claims:
+            self.rounds[claim.site] = claim.round
+            self.count("state/resumed" if claim.round.resumed else "state/new_round")
+        return claims
+
+    def renew(self) -> list[str]:
+        """Renew the leases held; return the sites lost."""
+        return self._safe(lambda state: state.renew(), [], "write")  # type: ignore[attr-defined]
+
+    def release(self, site: str, finished: bool) -> bool:
+        """Give up the lease of ``site`` (its round complete when ``finished``); return False when it was lost."""
+        round_ = self.rounds.pop(site, None)
+        return bool(self._safe(lambda state: state.release(site, round_, finished) or True,  # type: ignore
+                               False, "write"))
+
+    def stale_ended(self) -> int:
+        """Return how many sessions of stale workers this worker ended so far."""
+        return int(getattr(self.state, "stale_ended", 0))
+
+    def budget_used(self, site: str) -> int:
+        """Return how many of the site's URLs its round has completed (done, or failed for good), by any worker:
+        what a resumed round's budget has used before its queued URLs are scheduled again."""
+        round_number = self.round(site)
+        return self._safe(lambda state: state.completed_in_round(site, round_number, self.config.max_attempts), 0,
+                          "read")
 
     def round(self, site: str) -> int:
         """Return the site's round number (0 without a state)."""
@@ -275,7 +382,7 @@ class CrawlStateManager:
 
     def unchanged(self, url: str, site: str) -> None:
         """Record a 304 Not Modified answer."""
-        self._safe(lambda state: state.unchanged(url, self.round(site)), None, "write")
+        self._safe(lambda state: state.unchanged(url, self.round(site), site), None, "write")
 
     def summary(self) -> Mapping[str, Mapping[str, int]]:
         """Return the store's per-site summary."""
@@ -297,6 +404,8 @@ class CrawlStateManager:
 
 
 def _kind(exc: CrawlStateError) -> str:
+    if isinstance(exc, ConnectionLost):
+        return "connection"
     message = str(exc)
     if "locked" in message or "busy" in message:
         return "locked"

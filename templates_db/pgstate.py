@@ -24,7 +24,7 @@ lease is two things:
 A site is **due** when its round is unfinished (a killed or stopped worker's, resumed by whoever claims
 it, with the resume logic of one machine), when it was never crawled, or when its last round began
 ``interval`` seconds ago or more; unfinished rounds are claimed first. The claimer's budget for the round
-(``max_pages``) is what the state counted for it (:meth:`scheduled`), whichever worker scheduled it.
+(``max_pages``) goes on from what the state counted for it (``completed_in_round``), whoever crawled it.
 
 Each worker has a name (``CRAWL_WORKER_NAME``, default the host's name), unique among the running workers
 (a session lock on the name): its feed mark (the last exported line its state knows,
@@ -57,7 +57,6 @@ class Claim:
     site: str
     round: Round
     epoch: int
-    scheduled: int  # URLs its round has scheduled so far (by any worker): what its budget has used
     previous_owner: str | None  # the owner that never released it (killed, stopped, gone), None if it was free
 
 
@@ -185,10 +184,8 @@ class PostgresCrawlState(CrawlStateSQL, PostgresDatabase):
                 "claims = leases.claims + 1, takeovers = leases.takeovers + ? RETURNING epoch",
                 (site, self.worker, int(previous is not None))).fetchone()
             round_ = self._begin(tx, [site])[site]
-            (scheduled,) = tx.execute("SELECT COUNT(*) FROM pages WHERE site = ? AND found_round = ?",
-                                      (site, round_.number)).fetchone()
         self.fencing[site] = int(epoch)
-        return Claim(site, round_, int(epoch), int(scheduled), previous)
+        return Claim(site, round_, int(epoch), previous)
 
     def _end_stale(self, sites: list[str], keepalive: float) -> None:
         """End the sessions of the workers holding ``sites`` whose leases were not renewed for ``keepalive`` s."""

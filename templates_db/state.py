@@ -20,7 +20,7 @@ Writes. Each completed page is one transaction (``complete``), written after the
 reached the feed (crawler/state.py), and every scheduled URL is written (``enqueue``) before its
 request leaves the spider: a crawl killed at any moment loses nothing, and the next run fetches again
 only the pages that were in flight. The round's budget (a site's ``max_pages``) is counted in the state
-too (``pages.found_round``, :meth:`CrawlStateSQL.scheduled`), so a run that resumes a round, on this
+too (``pages.found_round``, :meth:`CrawlStateSQL.completed_in_round`), so a run that resumes a round, on this
 machine or another, goes on from the count the killed one reached.
 
 Backends. The queries below (:class:`CrawlStateSQL`) run on both: one SQLite file in WAL mode, opened
@@ -196,7 +196,7 @@ class CrawlState(Protocol):
     def known(self, urls: Iterable[str]) -> dict[str, KnownPage]: ...
     def enqueue(self, pages: Sequence[QueuedPage]) -> None: ...
     def queued(self, site: str, max_attempts: int) -> list[QueuedPage]: ...
-    def scheduled(self, site: str, round_number: int) -> int: ...
+    def completed_in_round(self, site: str, round_number: int, max_attempts: int) -> int: ...
     def due_hubs(self, site: str, round_number: int, visited_before: float, start_urls: Sequence[str]) -> list[
         KnownPage]: ...
     def aux_due(self, url: str, round_number: int, visited_before: float) -> bool: ...
@@ -283,11 +283,13 @@ class CrawlStateSQL:
         conn.executemany(f"UPDATE sites SET completed = ?, finished_at = {self.NOW} WHERE site = ? AND round = ?",
                          [(r.number, site, r.number) for site, r in rounds.items()])
 
-    def scheduled(self, site: str, round_number: int) -> int:
-        """Return how many of the site's URLs its round ``round_number`` scheduled (its ``max_pages`` budget)."""
+    def completed_in_round(self, site: str, round_number: int, max_attempts: int) -> int:
+        """Return how many of the URLs the site's round ``round_number`` found are completed (done, or failed for
+        good): with its queued URLs, which a resumed run schedules again, what its ``max_pages`` budget used."""
         with self._transaction(write=False) as conn:
-            row = conn.execute("SELECT COUNT(*) FROM pages WHERE site = ? AND found_round = ?",
-                               (site, round_number)).fetchone()
+            row = conn.execute("SELECT COUNT(*) FROM pages WHERE site = ? AND found_round = ? AND NOT "
+                               "(status = 'queued' OR (status = 'failed' AND attempts < ?))",
+                               (site, round_number, max_attempts)).fetchone()
         return int(row[0]) if row else 0
 
     # -- what is known --

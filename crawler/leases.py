@@ -34,6 +34,7 @@ their sites could be claimed), ``lease/dropped_requests``.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 import time
@@ -131,6 +132,7 @@ class SiteLeases:
         self._next_renew = 0.0
         self._closing = False
         self._stale_seen = 0
+        self._tasks: set[asyncio.Future[None]] = set()
 
     # -- claiming --
 
@@ -152,10 +154,8 @@ class SiteLeases:
                 logger.info("No site due: this worker is done")
                 return
             self._wake.clear()
-            try:
+            with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), timeout=self.config.poll)
-            except TimeoutError:
-                pass
 
     def _claim(self, limit: int) -> list[Claim]:
         claims = self.manager.claim(limit, self.config.interval_seconds, self.config.keepalive,
@@ -203,7 +203,9 @@ class SiteLeases:
         for site in list(self.held):
             if site not in self.starting and site not in self.finishing and not busy[site]:
                 self.finishing.add(site)
-                asyncio.ensure_future(self._finish(site))
+                finish = asyncio.ensure_future(self._finish(site))
+                self._tasks.add(finish)
+                finish.add_done_callback(self._tasks.discard)
 
     def _busy(self) -> Counter[str]:
         """Return per site the requests this worker has of it: waiting in the scheduler, or in the engine (being

@@ -20,6 +20,7 @@ connection>``, ``state/db/round_trips`` and ``state/db/ms`` (the time spent wait
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import time
@@ -201,10 +202,8 @@ class CrawlStateManager:
         logger.error("Crawl state lost, this worker stops: %s", exc)
         self._report_cost()
         state, self.state = self.state, None
-        try:
+        with contextlib.suppress(CrawlStateError):
             state.close()
-        except CrawlStateError:
-            pass
         self.on_lost(exc)
 
     # -- the run --

@@ -88,6 +88,7 @@ class NewsSitesSpider(Spider):
         self.site_types: SiteTypeEvidence
         self._local_state: dict[str, Any] = {}
         self._sitemaps: set[str] = set()  # sitemaps requested in this run (canonical)
+        self._closing: asyncio.Future[None] | None = None
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -242,7 +243,7 @@ class NewsSitesSpider(Spider):
         fatal_closes.append("crawl_state_lost")
         engine = self.crawler.engine
         if engine is not None and engine.spider is not None:
-            asyncio.ensure_future(engine.close_spider_async(reason="crawl_state_lost"))
+            self._closing = asyncio.ensure_future(engine.close_spider_async(reason="crawl_state_lost"))
 
     def _aux_due(self, url: str, site: SiteConfig, canonical: str | None = None) -> bool:
         """Return True when a feed or sitemap is due this round (``canonical``: its canonical URL, when known)."""

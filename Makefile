@@ -10,7 +10,7 @@ TEST_SYSTEM_PACKAGES := postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages test-system-packages python-packages extras newsplease fundus demo test lint bench bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages test-system-packages python-packages extras newsplease fundus demo test lint bench bench-distributed bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -71,6 +71,11 @@ lint: setup
 # Crawl benchmark: rendered vs plain HTTP on the demo sites, side by side.
 bench: setup
 	$(BIN)/python -m bench.crawl_bench
+
+# Several workers on one PostgreSQL crawl state beside one worker on SQLite, plain and rendered (~15 min):
+# pages/s, crawl-state ms and database round trips a page (bench/results/distributed.md).
+bench-distributed: setup test-system-packages
+	$(BIN)/python -m bench.distributed_bench
 
 # Replay benchmark (needs ../shared/datasets): real dataset pages crawled at their original URLs through a
 # local proxy with the default settings, plain (5,000 pages, ~6 min) and rendered (2,000 pages, ~15 min):

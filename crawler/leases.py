@@ -142,8 +142,8 @@ class SiteLeases:
         while not self._closing:
             free = self.config.sites - len(self.held)
             claimed = self._claim(free) if free > 0 else []
+            self.starting.update(claim.site for claim in claimed)  # not done before their requests are out
             for claim in claimed:
-                self.starting.add(claim.site)
                 try:
                     yield claim
                 finally:

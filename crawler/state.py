@@ -12,7 +12,8 @@ checked against the lease, and a state that cannot be opened or that goes away m
 (``fatal``, ``on_lost``) instead of a full crawl, which would fetch again what the other workers do.
 
 Stats: ``state/resumed`` and ``state/new_round`` (sites), ``state/error/<open|locked|corrupt|write|read|lease_lost|
-connection>``, ``state/db/round_trips`` and ``state/db/ms`` (the time spent waiting for the database),
+connection>``, ``state/calls`` and ``state/ms`` (operations on the state and their time), ``state/db/round_trips``
+and ``state/db/ms`` (a PostgreSQL state: statements sent and the time spent waiting for the server),
 ``state/completed``, ``state/recovered_exports``; the spider's ``crawl/skipped/known``, ``crawl/skipped/visited``,
 ``crawl/skipped/lastmod``, ``crawl/skipped/before_since``, ``crawl/revisit``, ``crawl/recrawl``,
 ``crawl/queued_from_state``, ``crawl/unchanged/not_modified``; the pipeline's ``export/skipped/...``.
@@ -142,6 +143,8 @@ class CrawlStateManager:
         self.on_lost: Callable[[Exception], Any] = lambda exc: None  # the state went away mid-crawl
         self._warned = False
         self._lease_lost = False
+        self.calls = 0  # operations on the state, and the time they took (state/calls, state/ms)
+        self.seconds = 0.0
 
     @classmethod
     def from_settings(cls, config: CrawlStateConfig, templates_store: str, count: Count,
@@ -176,6 +179,7 @@ class CrawlStateManager:
         state = self.state
         if state is None:
             return default
+        started = time.perf_counter()
         try:
             return operation(state)
         except LeaseLost as exc:  # another worker holds the site now: its own fetch of the page counts
@@ -193,6 +197,9 @@ class CrawlStateManager:
                 logger.warning("Crawl state error (%s), going on without that step: %s", what, exc)
                 self._warned = True
             return default
+        finally:
+            self.calls += 1
+            self.seconds += time.perf_counter() - started
 
     def _lost(self, exc: Exception) -> None:
         """The database went away: counted and reported once, the worker told to stop (``on_lost``)."""
@@ -294,7 +301,10 @@ class CrawlStateManager:
             self.state = None
 
     def _report_cost(self) -> None:
-        """Count the database round trips and the time spent waiting for them (a PostgreSQL state)."""
+        """Record what the state cost this crawl: operations and their time (both backends), and a PostgreSQL
+        state's round trips to the server and the time spent waiting for them."""
+        self.record("state/calls", self.calls)
+        self.record("state/ms", round(self.seconds * 1000))
         state = self.state
         trips, seconds = getattr(state, "round_trips", None), getattr(state, "seconds", None)
         if trips is not None and seconds is not None:

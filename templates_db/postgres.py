@@ -59,6 +59,20 @@ def display_uri(uri: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def schema_exists(uri: str, schema: str) -> bool:
+    """Return True when the database at ``uri`` has a store in ``schema`` (its ``meta`` table), without creating
+    anything; DatabaseError when the server cannot be reached."""
+    import psycopg
+
+    try:
+        with psycopg.connect(uri, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S) as conn:
+            row = conn.execute("SELECT 1 FROM information_schema.tables WHERE table_schema = %s AND table_name = "
+                               "'meta'", (schema,)).fetchone()
+    except psycopg.Error as exc:
+        raise DatabaseError(f"cannot connect to {display_uri(uri)}: {_first_line(exc)}") from exc
+    return row is not None
+
+
 def _placeholders(sql: str) -> str:
     """Return SQLite-style SQL with psycopg's placeholders (``?`` -> ``%s``, a literal ``%`` doubled)."""
     return sql.replace("%", "%%").replace("?", "%s")

@@ -56,7 +56,7 @@ class Command(ScrapyCrawlCommand):
 
             warm_up(worker_handler)  # the workers' fork server imports the extraction code while Scrapy starts
         if not needs_demo or os.environ.get("DEMO_URL"):
-            super().run(args, opts)
+            self._crawl(args, opts)
             return
         from demo.server import DemoServer  # only the bundled demo needs it
 
@@ -64,10 +64,20 @@ class Command(ScrapyCrawlCommand):
         os.environ["DEMO_URL"] = server.start()
         logger.info("Serving the bundled demo sites at %s", os.environ["DEMO_URL"])
         try:
-            super().run(args, opts)
+            self._crawl(args, opts)
         finally:
             server.stop()
             del os.environ["DEMO_URL"]
+
+    def _crawl(self, args: list[str], opts: argparse.Namespace) -> None:
+        """Run the crawl; a worker stopped because its shared crawl state went away exits with status 1."""
+        from crawler.leases import fatal_closes
+
+        super().run(args, opts)
+        if fatal_closes and not self.exitcode:
+            print("error: the crawl stopped: its crawl state database could not be used (the log says why); run it "
+                  "again once the database is back", file=sys.stderr)
+            self.exitcode = 1
 
 
 def _renders(site_list: SiteList, settings: BaseSettings) -> bool:

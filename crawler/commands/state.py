@@ -42,7 +42,7 @@ from crawler.commands.templates import format_table, iso_time
 from crawler.progress import Progress
 from crawler.state import CrawlStateConfig
 from templates_db.copy import CopyError, copy_store, rows_to_copy
-from templates_db.postgres import PostgresDatabase, is_postgres
+from templates_db.postgres import PostgresDatabase, display_uri, is_postgres, schema_exists
 from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_exists
 from templates_db.state import CrawlState, CrawlStateError, LeaseInfo, SQLiteCrawlState, open_state, state_path
 from templates_db.store import SQLiteTemplateStore, store_exists, store_path
@@ -144,8 +144,12 @@ class Command(ScrapyCommand):
                 print(f"No crawl state at {path}.")
                 self.exitcode = 0 if action == "list" else 1
                 return
+            if path is None and not schema_exists(location, "crawl_state"):  # a database without one yet
+                print(f"No crawl state at {display_uri(location)}.")
+                self.exitcode = 0 if action == "list" else 1
+                return
             state = open_state(location, config.timeout)
-        except CrawlStateError as exc:
+        except DatabaseError as exc:
             print(f"error: {exc}", file=sys.stderr)
             self.exitcode = 2
             return

@@ -177,6 +177,10 @@ class SiteLeases:
     # -- watching the held sites --
 
     def _start_checks(self) -> None:
+        slot = getattr(self.crawler.engine, "_slot", None)
+        scheduler = getattr(slot, "scheduler", None)
+        if scheduler is not None and hasattr(scheduler, "admit"):
+            scheduler.admit = self.admit  # the requests of a site lost are left out
         if self._loop is None:
             self._loop = task.LoopingCall(self._check)
             self._loop.start(self.config.check, now=False).addErrback(

@@ -140,6 +140,7 @@ class CrawlStateManager:
         self.rounds: dict[str, Round] = {}
         self.leased = False  # the sites are leased (a PostgreSQL state): rounds follow the claims
         self.fatal: CrawlStateError | None = None  # a shared state that cannot be used: the worker must stop
+        self.gone = False  # the shared state went away mid-crawl: nothing more is exported (pipelines/state.py)
         self.on_lost: Callable[[Exception], Any] = lambda exc: None  # the state went away mid-crawl
         self._warned = False
         self._lease_lost = False
@@ -206,6 +207,7 @@ class CrawlStateManager:
         if self.state is None:
             return
         self.count("state/error/connection")
+        self.gone = True
         logger.error("Crawl state lost, this worker stops: %s", exc)
         self._report_cost()
         state, self.state = self.state, None

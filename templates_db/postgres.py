@@ -127,13 +127,12 @@ class PostgresDatabase:
         import psycopg
 
         try:
-            # statement_timeout: a write waiting for another process's row lock gives up after ``timeout``, as
-            # SQLite's busy timeout does; lock_timeout the same for table locks.
+            # lock_timeout: a write waiting for another transaction's lock gives up after ``timeout``, as SQLite's
+            # busy timeout does (a long read, or a copy, is not cut short).
             ms = max(1, int(self.timeout * 1000))
             conn = psycopg.connect(self.uri, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S,
                                    application_name=application[:63],
-                                   options=f"-c search_path={self.SCHEMA} -c statement_timeout={ms} "
-                                           f"-c lock_timeout={ms}")
+                                   options=f"-c search_path={self.SCHEMA} -c lock_timeout={ms}")
         except psycopg.Error as exc:
             raise self.ERROR(f"cannot connect to the {self.KIND} at {self.location}: {_first_line(exc)}; "
                              f"check that the server runs and the URI, or {self.WHAT_TO_DO}") from exc

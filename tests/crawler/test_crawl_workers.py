@@ -28,12 +28,11 @@ from tests.crawler.test_crawl_demo import demo_sites
 
 HEADER = "X-Crawl-Worker"
 PER_SITE = 2  # CONCURRENT_REQUESTS_PER_DOMAIN of the workers: what one site may see at once
-# The killed worker's runs are killed once their feed has this many records: early in a site, in the middle of one,
-# and after a site or more.
-KILL_AFTER_LINES = (3, 10, 20)
-# Each site waits this long between its requests (its own download slot): a site takes about 25 s, so the killed
-# worker, started again, still finds sites to crawl (a start is about 10 s on the 2-core dev machine).
-SITE_DELAY_S = 0.45
+# A worker is killed when the workers' feeds hold this many records together (of 300): early, half-way, near the end.
+KILL_AT_EXPORTED = (30, 140, 230)
+# Each site waits this long between its requests (its own download slot): a site takes about 10 s, long enough for
+# a kill to find its worker in the middle of it.
+SITE_DELAY_S = 0.2
 # The template test's sites are fetched one page at a time, this long apart: a page's links are scheduled before the
 # next page is requested, so every run requests (and learns) a site's pages in one order.
 ONE_BY_ONE_DELAY_S = 0.3
@@ -144,29 +143,38 @@ def test_three_workers_one_killed_three_times_crawl_every_page_once(
         servers = _servers(stack, ["127.0.0.2", "127.0.0.3", "127.0.0.4"])
         sites_file = tmp_path / "sites.yaml"
         sites_file.write_text(sites_yaml(_site_list(servers, delay=SITE_DELAY_S)), encoding="utf-8")
-        others = [_start(tmp_path, name, name, pg_uri, sites_file) for name in ("w2", "w3")]
-        cleanup += [process for process, _ in others]
-        feeds = [feed for _, feed in others]
-        in_flight: set[str] = set()
-        for run in range(4):  # w1 is killed (its whole process group) three times, and started again each time
-            tag = f"w1-{run}"
-            process, feed = _start(tmp_path, "w1", tag, pg_uri, sites_file)
+        running: dict[str, tuple[subprocess.Popen[str], Path, str]] = {}
+
+        def start(name: str, tag: str) -> None:
+            process, feed = _start(tmp_path, name, tag, pg_uri, sites_file)
             cleanup.append(process)
-            feeds.append(feed)
-            if run == 3:
-                break
-            while process.poll() is None and len(_lines(feed)) < KILL_AFTER_LINES[run]:
-                assert time.monotonic() < deadline, "the worker to kill exported too little"
+            running[name] = (process, feed, tag)
+
+        for name in ("w1", "w2", "w3"):  # at once: they never claim a site twice
+            start(name, f"{name}-0")
+        feeds = [feed for _, feed, _ in running.values()]
+        in_flight: set[str] = set()
+        for moment, exported in enumerate(KILL_AT_EXPORTED, start=1):
+            while sum(len(_lines(feed)) for feed in feeds) < exported:
+                assert time.monotonic() < deadline, "the crawl exported too little"
                 time.sleep(0.05)
-            assert process.poll() is None, f"{tag} ended before its kill:\n{(tmp_path / f'{tag}.log').read_text()}"
-            os.killpg(process.pid, signal.SIGKILL)  # the crawl, its extraction worker
+            # The worker that exported last is crawling a site now: it is killed (its whole process group: the
+            # crawl, its extraction worker) and started again under its name.
+            busy = [(feed.stat().st_mtime, name) for name, (process, feed, _) in running.items()
+                    if process.poll() is None and feed.exists()]
+            assert busy, "no worker was crawling at the kill"
+            victim = max(busy)[1]
+            process, _, tag = running[victim]
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
             done = {url for (url,) in _query(pg_uri, "SELECT url FROM pages WHERE status = 'done'")}
             served = {server.url + visit.path for server in servers for visit in server.visits if visit.client == tag}
             in_flight |= served - done  # fetched by the killed run, not completed in the state
-        _wait(cleanup[-1:] + cleanup[:2], deadline)
-        for process in cleanup[-1:] + cleanup[:2]:
-            assert process.returncode == 0
+            start(victim, f"{victim}-{moment}")
+            feeds.append(running[victim][1])
+        _wait([process for process, _, _ in running.values()], deadline)
+        for process, _, tag in running.values():
+            assert process.returncode == 0, (tmp_path / f"{tag}.log").read_text(encoding="utf-8")[-3000:]
 
         pages = {server.url + path: page for server in servers for site in server.sites
                  for path, page in site.pages.items()}

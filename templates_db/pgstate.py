@@ -118,7 +118,8 @@ class PostgresCrawlState(CrawlStateSQL, PostgresDatabase):
                 self.uri, autocommit=True, application_name=application_name(worker),
                 options=f"-c search_path={self.SCHEMA} -c tcp_keepalives_idle={idle} "
                         f"-c tcp_keepalives_interval={interval} -c tcp_keepalives_count=3 "
-                        f"-c tcp_user_timeout={int(keepalive * 1000)} -c lock_timeout={int(self.timeout * 1000)}",
+                        f"-c tcp_user_timeout={int(keepalive * 1000)} -c lock_timeout={int(self.timeout * 1000)} "
+                        "-c synchronous_commit=off",
                 connect_timeout=10)
         except psycopg.Error as exc:
             raise self._error(exc) from exc

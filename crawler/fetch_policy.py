@@ -89,6 +89,8 @@ class FetchPolicyConfig(ComponentConfig):
     dns_timeout: float = field(default=60.0, metadata={"setting": "DNS_TIMEOUT"})
 
     def validate(self) -> None:
+        if not self.dns_timeout > 0:
+            raise ValueError(f"DNS_TIMEOUT must be a positive number of seconds, got {self.dns_timeout}")
         self.networks()  # raises for a block that is not one
 
     def networks(self) -> tuple[Network, ...]:

@@ -45,6 +45,9 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4  # a site list entry may set its own (concurr
 # without reading every site at each request (crawler/scheduler.py): a quarter of the crawl process's time
 # at the start of a 3,502-site crawl.
 SCHEDULER_PRIORITY_QUEUE = "crawler.scheduler.SlotQueue"
+# Scrapy's scheduler, counting its requests per site: with site leases a site is done when none waits
+# (crawler/leases.py, crawler/scheduler.py).
+SCHEDULER = "crawler.scheduler.SiteScheduler"
 DOWNLOAD_TIMEOUT = 30
 DOWNLOAD_MAXSIZE = 8 * 1024 * 1024  # bytes; larger pages become items with error "too_large"
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
@@ -157,6 +160,8 @@ ITEM_PIPELINES = {
 # --- crawl state and duplicates (crawler/state.py, templates_db/state.py, extraction/dedup.py) ---------------
 # CRAWL_STATE_ENABLED, _STORE (default: the site list's own, crawler/outputs.py), _RECRAWL, _REVISIT,
 # _MAX_ATTEMPTS, _TIMEOUT: defaults in crawler/state.py (CrawlStateConfig), README "Scheduled crawls".
+# With CRAWL_STATE_STORE=postgresql://... the sites are leased to any number of workers: CRAWL_LEASE_WORKER, _SITES,
+# _KEEPALIVE, _INTERVAL, _WAIT, _POLL, _CHECK: defaults in crawler/leases.py (LeaseConfig), docs/distributed.md.
 # DEDUP_ENABLED, _THRESHOLD, _SHINGLE, _PERMUTATIONS, _MIN_CHARS, _DROP: defaults in extraction/dedup.py.
 # Feed files are written unbuffered, line by line, so a killed crawl keeps every record it exported (the crawl
 # state counts a page as done only after its line is written).

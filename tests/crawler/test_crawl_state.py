@@ -286,8 +286,8 @@ def test_a_resumed_crawl_fetches_no_page_robots_txt_forbids(tmp_path: Path) -> N
 
         sites_file = tmp_path / "sites.yaml"
         sites_file.write_text(sites_yaml(sites), encoding="utf-8")
-        settings = {**FAST_SETTINGS, "TEMPLATES_STORE": str(tmp_path / "state"), "CRAWL_STATE_STORE": str(tmp_path / "state"),
-                    "ARCHIVE_DIR": str(tmp_path / "a")}
+        settings = {**FAST_SETTINGS, "TEMPLATES_STORE": str(tmp_path / "state"),
+                    "CRAWL_STATE_STORE": str(tmp_path / "state"), "ARCHIVE_DIR": str(tmp_path / "a")}
         feeds: list[Path] = []
         # Killed while the queued pages wait for robots.txt, then after 3 records, then run to its end.
         for run, kill_when in enumerate((lambda: pages.hits["/robots.txt"] >= 1,

@@ -1,4 +1,6 @@
-"""Scrapy settings of the project. Every setting is documented in README.md ("Settings").
+"""Scrapy settings of the project. Every setting is documented in the manual's settings reference
+(docs/reference/settings.md, generated from this file and the component configs: the comment above or beside an
+assignment is its meaning there).
 
 Override any of them on the command line (``-s NAME=VALUE``) or per spider.
 """
@@ -12,11 +14,11 @@ from crawler.render import chromium_path
 from extraction.paths import REPO_ROOT
 from extraction.record import EXPORT_FIELDS
 
-BOT_NAME = "newscorpus"
-SPIDER_MODULES = ["crawler.spiders"]
-NEWSPIDER_MODULE = "crawler.spiders"
-COMMANDS_MODULE = "crawler.commands"
-USER_AGENT = "newscorpus/0.1 (+https://github.com/; research corpus crawler)"
+BOT_NAME = "newscorpus"  # Scrapy's name of the project (its log lines, the default user agent)
+SPIDER_MODULES = ["crawler.spiders"]  # where Scrapy finds the spider (news_sites)
+NEWSPIDER_MODULE = "crawler.spiders"  # where `scrapy genspider` would write a new spider
+COMMANDS_MODULE = "crawler.commands"  # the project's commands (crawl, corpus, extract, ...; crawler/cli.py)
+USER_AGENT = "newscorpus/0.1 (+https://github.com/; research corpus crawler)"  # sent by Scrapy and by Chromium
 
 # --- site list -------------------------------------------------------------------------
 # The site list read by `scrapy crawl news_sites` when no `-a sites=FILE` is given. The
@@ -26,12 +28,12 @@ DEMO_PORT = 0  # port of the demo server `scrapy crawl` starts for ${DEMO_URL} (
 DEMO_SERVED = False  # set by `scrapy crawl` while it serves the demo itself: the demo's URLs last one run
 
 # --- politeness --------------------------------------------------------------------------
-ROBOTSTXT_OBEY = True
+ROBOTSTXT_OBEY = True  # pages a site's robots.txt forbids are not fetched (stat crawl/dropped/robots_forbidden)
 ROBOTSTXT_PARSER = "crawler.robots.CappedRobotParser"  # Protego on a robots.txt's first 500 KiB (RFC 9309, Google)
-AUTOTHROTTLE_ENABLED = True
+AUTOTHROTTLE_ENABLED = True  # each server's delay follows its latency; a site's `delay:` turns it off for that site
 AUTOTHROTTLE_START_DELAY = 1.0  # seconds; AutoThrottle adapts it to each server's latency
-AUTOTHROTTLE_MAX_DELAY = 30.0
-AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0
+AUTOTHROTTLE_MAX_DELAY = 30.0  # seconds: the longest delay AutoThrottle gives a slow server
+AUTOTHROTTLE_TARGET_CONCURRENCY = 2.0  # requests AutoThrottle aims to have in flight to one server
 # Requests in flight, pages waiting for the renderer included (they hold no site's slot meanwhile), and
 # requests waiting out their site's delay. A site list is a broad crawl: per-site politeness is
 # CONCURRENT_REQUESTS_PER_DOMAIN and AutoThrottle; this only bounds the whole. Measured on 2,000 real pages of
@@ -45,12 +47,12 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4  # a site list entry may set its own (concurr
 # without reading every site at each request (crawler/scheduler.py): a quarter of the crawl process's time
 # at the start of a 3,502-site crawl.
 SCHEDULER_PRIORITY_QUEUE = "crawler.scheduler.SlotQueue"
-DOWNLOAD_TIMEOUT = 30
+DOWNLOAD_TIMEOUT = 30  # seconds for one HTTP download; then error "timeout" (after RETRY_TIMES retries)
 DOWNLOAD_MAXSIZE = 8 * 1024 * 1024  # bytes; larger pages become items with error "too_large"
-DOWNLOAD_WARNSIZE = 2 * 1024 * 1024
-RETRY_TIMES = 2
-REDIRECT_MAX_TIMES = 10
-REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"
+DOWNLOAD_WARNSIZE = 2 * 1024 * 1024  # bytes; Scrapy logs a warning for larger responses
+RETRY_TIMES = 2  # Scrapy's retries of a timeout, refused connection or 5xx within one run
+REDIRECT_MAX_TIMES = 10  # redirects followed for one request; more is error "redirect_loop"
+REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"  # Scrapy's current request fingerprints (no deprecation warning)
 
 # --- rendering (scrapy-playwright on Debian's Chromium) ------------------------------
 # Pages are fetched by Scrapy's HTTP downloader; a site with `render: true` then has them rendered
@@ -60,8 +62,9 @@ DOWNLOAD_HANDLERS = {
     "http": "crawler.handlers.SharedPlaywrightDownloadHandler",
     "https": "crawler.handlers.SharedPlaywrightDownloadHandler",
 }
-TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"
-PLAYWRIGHT_BROWSER_TYPE = "chromium"
+TWISTED_REACTOR = "twisted.internet.asyncioreactor.AsyncioSelectorReactor"  # asyncio, which scrapy-playwright needs
+PLAYWRIGHT_BROWSER_TYPE = "chromium"  # Debian's Chromium (never a browser Playwright downloads)
+# How Chromium starts: headless, the executable chromium_path() finds, and the flags a closed network needs.
 PLAYWRIGHT_LAUNCH_OPTIONS = {
     "executable_path": chromium_path(),  # $CHROMIUM_PATH, else Debian's chromium-headless-shell, else chromium
     "headless": True,
@@ -97,6 +100,7 @@ RENDER_PROXY = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY") or "
 # SOURCE_PREFER, SOURCE_RENDERED_BELOW, SOURCE_RENDERED_RATIO (raw or rendered HTML for the text):
 # defaults in extraction/process.py (SourceConfig).
 
+# The project's downloader middlewares: robots.txt, rendering, meta refresh (each entry says why).
 DOWNLOADER_MIDDLEWARES = {
     # Scrapy's robots.txt middleware, with every request that waits for a host's robots.txt checked against it
     # (crawler/robots.py: Scrapy 2.19 lets all but the first through).
@@ -129,8 +133,10 @@ WEB2TEXT_MODEL_DIR = os.environ.get("WEB2TEXT_MODEL_DIR", "")  # unary/pairwise 
 # ARCHIVE_ENABLED, ARCHIVE_DIR: defaults in pipelines/archive.py (ArchiveConfig).
 # EXTRACT_WORKERS (-1: one per CPU; 0: in the reactor thread), EXTRACT_TIMEOUT, EXTRACT_MAX_PAGES_PER_WORKER:
 # defaults in extraction/workers.py (WorkersConfig).
-EXPORT_ERROR_ITEMS = True
 
+EXPORT_ERROR_ITEMS = True  # failed pages are exported as records with `error` set; False: left out of the feed
+
+# The item pipelines, in order (each entry says what it does).
 ITEM_PIPELINES = {
     # Archive the page as fetched (pipelines.archive), then extraction.process.process: type, templates, text;
     # in EXTRACT_WORKERS worker processes (extraction/workers.py).
@@ -146,6 +152,7 @@ ITEM_PIPELINES = {
 # CRAWL_STATE_ENABLED, _STORE (default: the site list's own, crawler/outputs.py), _RECRAWL, _REVISIT,
 # _MAX_ATTEMPTS, _TIMEOUT: defaults in crawler/state.py (CrawlStateConfig), README "Scheduled crawls".
 # DEDUP_ENABLED, _THRESHOLD, _SHINGLE, _PERMUTATIONS, _MIN_CHARS, _DROP: defaults in extraction/dedup.py.
+
 # Feed files are written unbuffered, line by line, so a killed crawl keeps every record it exported (the crawl
 # state counts a page as done only after its line is written).
 FEED_STORAGES = {"": "crawler.feeds.LineFileFeedStorage", "file": "crawler.feeds.LineFileFeedStorage"}
@@ -154,8 +161,9 @@ FEED_STORAGES = {"": "crawler.feeds.LineFileFeedStorage", "file": "crawler.feeds
 # (crawler/outputs.py).
 DEFAULT_FEED_URI = "output/%(name)s-%(time)s.jsonl"
 FEED_EXPORT_ENCODING = "utf-8"  # Chinese written as is, not \u escapes
-FEED_EXPORT_FIELDS = EXPORT_FIELDS
+FEED_EXPORT_FIELDS = EXPORT_FIELDS  # the record's fields in the schema's order (extraction/record.py)
 
+# The crawl's extensions: the stats file, the crawl report, the progress line, the garbage collector's tuning.
 EXTENSIONS = {
     "crawler.extensions.StatsFileExtension": 500,
     "crawler.extensions.CrawlReportExtension": 510,  # after the stats file: the report shows the same stats

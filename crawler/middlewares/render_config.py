@@ -35,9 +35,9 @@ class RenderConfig(ComponentConfig):
 
     prefix: ClassVar[str] = "RENDER"
     enabled: bool = True  # off: every site over plain HTTP, no screenshots
-    screenshots: bool = True
-    viewport_width: int = 1280
-    viewport_height: int = 800
+    screenshots: bool = True  # off: pages are rendered without a screenshot
+    viewport_width: int = 1280  # browser viewport, CSS px
+    viewport_height: int = 800  # browser viewport, CSS px
     # "top": the region the page-type model reads (CROP_RATIO x viewport width); "full": the whole page,
     # up to max_height.
     screenshot_region: str = "top"
@@ -56,6 +56,8 @@ class RenderConfig(ComponentConfig):
     # several at once sometimes repeat the top of the page down the image (puppeteer#1576); viewport
     # captures of the top region never resize the page and run in parallel (README, "Screenshots").
     serialize_screenshots: bool = False
+    # Resource types Chromium refuses (a Content-Security-Policy on the served document, block_policy()); xhr, fetch
+    # and eventsource only together; document and other never.
     block_resources: tuple[str, ...] = ("media", "font", "subframe", "texttrack", "websocket", "manifest")
     proxy: str = ""  # http://host:port for Chromium's own requests (crawler/settings.py: from $http_proxy)
     # Scripts of the page run when rendering: "on", "off", or "auto": on only when the fetched HTML shows less
@@ -64,7 +66,7 @@ class RenderConfig(ComponentConfig):
     # on 120 real pages: 25% more pages a second without scripts; 4.6% of 2,000 real pages are under 2,000
     # characters. A site may say `javascript: true|false` in the site list (README, "Rendering").
     javascript: str = "auto"
-    javascript_below: int = 2000
+    javascript_below: int = 2000  # characters of visible text in the fetched HTML under which scripts run (auto)
     # Pages rendering at once: the renderer's own limit, apart from per-site politeness.
     concurrency: int = field(default=4, metadata={"setting": "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"})
     # Pages of rendered sites fetched and not yet rendered, at most (0: 4 x the render concurrency). Without a

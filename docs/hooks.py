@@ -3,6 +3,8 @@
 - ``on_page_markdown`` fills each ``<!-- reference: NAME -->`` line with the section :mod:`reference` (beside this
   file) makes from the code, and each ``<!-- include: PATH -->`` line with a file of the repository
   (``bench/results/*.md``: the measured tables, as the benchmarks wrote them), its headings moved under the page's;
+- ``on_files`` adds the repository's files that pages show (:data:`SHOWN`: the demo report's picture) at their
+  place in the site, so they are not kept twice;
 - every external link must be well-formed (an absolute ``http(s)`` URL with a host name): this machine cannot
   fetch it, so this is all that can be checked offline; MkDocs itself validates the internal links and anchors
   (``validation:`` in mkdocs.yml). Each problem is a warning, which ``mkdocs build --strict`` makes an error.
@@ -22,6 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import reference  # docs/reference.py, beside this file
 
 log = get_plugin_logger("newscorpus")
+SHOWN = {"img/report.png": "demo/report.png"}  # site path: repository path
 INCLUDE = re.compile(r"^<!-- include: (\S+) -->$", re.MULTILINE)
 LINK = re.compile(r"\]\((?P<url>[a-z][a-z0-9+.-]*:[^)\s]*)[^)]*\)|<(?P<bare>https?://[^>\s]+)>", re.IGNORECASE)
 HOST = re.compile(r"^(localhost|(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,}|\d{1,3}(?:\.\d{1,3}){3})(:\d+)?$",
@@ -49,6 +52,15 @@ def malformed_links(markdown: str) -> list[str]:
         if parts.scheme not in ("http", "https") or not HOST.match(parts.netloc.rsplit("@", 1)[-1]):
             bad.append(url)
     return bad
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Add the repository files of :data:`SHOWN` to the site."""
+    from mkdocs.structure.files import File
+
+    for site_path, repository_path in SHOWN.items():
+        files.append(File.generated(config, site_path, abs_src_path=str(reference.REPO / repository_path)))
+    return files
 
 
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:

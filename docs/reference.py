@@ -75,6 +75,8 @@ def _meaning(comments: dict[int, tuple[str, bool]], first: int, last: int) -> st
 
 def _tidy(text: str) -> str:
     text = re.sub(r"#\s*(noqa|type: ignore)\S*(\s+#)?", "", text)
+    # Pointers to the README's old sections, which this manual replaces.
+    text = re.sub(r"\s*\((?:see )?README\b[^()]*\)|[;,]?\s*README \"[^\"]*\"", "", text)
     return _cell(re.sub(r"\s+", " ", text).strip())
 
 
@@ -283,6 +285,7 @@ def _option_row(option: Option) -> str:
 
 
 def _commands_markdown() -> str:
+    from crawler.cli import HelpFormatter
     from crawler.spiders.news_sites import NewsSitesSpider
 
     docs = commands()
@@ -292,7 +295,9 @@ def _commands_markdown() -> str:
     for doc in docs:
         out += [f"## {doc.name}", "", f"```text\n{doc.usage}\n```", "", doc.short + ".", ""]
         if doc.description and doc.description != doc.short:
-            out += ["```text", doc.description.strip("\n"), "```", ""]
+            # As --help shows it: paragraphs filled, indented lines (lists, examples) as written.
+            text = HelpFormatter(f"newscorpus {doc.name}")._fill_text(doc.description, 110, "")
+            out += ["```text", text, "```", ""]
         if doc.name == "crawl":
             out += ["Arguments of the `news_sites` spider (`-a NAME=VALUE`):", "",
                     "| argument | value | meaning |", "|---|---|---|"]

@@ -5,10 +5,12 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 SYSTEM_PACKAGES := chromium chromium-headless-shell fonts-noto-cjk
+# The tests' PostgreSQL server (templates_db/pgcluster.py starts a throwaway one; the system's cluster is never used).
+TEST_SYSTEM_PACKAGES := postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages python-packages extras newsplease fundus demo test lint docs bench bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages test-system-packages python-packages extras newsplease fundus demo test lint docs bench bench-distributed bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -19,6 +21,14 @@ system-packages:
 	  echo "Installing $(SYSTEM_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYSTEM_PACKAGES); \
+	fi
+
+# Debian's PostgreSQL server for the tests of the stores' second backend and of site leases (`make test` only).
+test-system-packages:
+	@if ! dpkg -s $(TEST_SYSTEM_PACKAGES) >/dev/null 2>&1; then \
+	  echo "Installing $(TEST_SYSTEM_PACKAGES) with apt-get"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(TEST_SYSTEM_PACKAGES); \
 	fi
 
 python-packages: $(VENV)/.installed
@@ -51,7 +61,7 @@ fundus: .venv-fundus/.installed
 demo: setup
 	$(BIN)/scrapy crawl news_sites
 
-test: setup
+test: setup test-system-packages
 	$(BIN)/python -m pytest $(PYTEST_ARGS)
 
 lint: setup
@@ -67,6 +77,11 @@ docs: setup
 # Crawl benchmark: rendered vs plain HTTP on the demo sites, side by side.
 bench: setup
 	$(BIN)/python -m bench.crawl_bench
+
+# Several workers on one PostgreSQL crawl state beside one worker on SQLite, plain and rendered (~15 min):
+# pages/s, crawl-state ms and database round trips a page (bench/results/distributed.md).
+bench-distributed: setup test-system-packages
+	$(BIN)/python -m bench.distributed_bench
 
 # Replay benchmark (needs ../shared/datasets): real dataset pages crawled at their original URLs through a
 # local proxy with the default settings, plain (5,000 pages, ~6 min) and rendered (2,000 pages, ~15 min):

@@ -17,6 +17,8 @@ from scrapy.settings import BaseSettings, default_settings
 
 from crawler import settings as project_settings
 from crawler.extensions import ReportConfig
+from crawler.fetch_policy import FetchPolicyConfig
+from crawler.leases import LeaseConfig
 from crawler.middlewares.render_config import RenderConfig
 from crawler.sitetypes import SiteTypesConfig
 from crawler.state import CrawlStateConfig
@@ -30,7 +32,8 @@ from templates_db.library import TemplatesConfig
 # Every component config of the project: what check_settings builds, and what the settings reference lists.
 CONFIGS: tuple[type[ComponentConfig], ...] = (
     RenderConfig, SourceConfig, PageTypeConfig, SiteTypesConfig, BlocksConfig, TitleConfig, Web2TextConfig,
-    TemplatesConfig, WorkersConfig, ArchiveConfig, DedupConfig, CrawlStateConfig, ReportConfig,
+    TemplatesConfig, WorkersConfig, ArchiveConfig, DedupConfig, CrawlStateConfig, LeaseConfig,
+    FetchPolicyConfig, ReportConfig,
 )
 
 

@@ -13,9 +13,13 @@ from scrapy.exceptions import (
     IgnoreRequest,
     ResponseDataLossError,
 )
+from scrapy.http import Response
 from scrapy.spidermiddlewares.httperror import HttpError
 from twisted.internet import defer, error
 from twisted.python.failure import Failure
+
+from crawler.fetch_policy import FetchRefused
+from crawler.robots import RobotsUnavailable
 
 
 class PageTooLarge(IgnoreRequest):
@@ -24,6 +28,14 @@ class PageTooLarge(IgnoreRequest):
 
 class NotHtml(IgnoreRequest):
     """The response is not an HTML document."""
+
+
+class RedirectOffsite(IgnoreRequest):
+    """A redirect to ``target``, outside the site's scope, that was not followed; ``response`` is the redirect."""
+
+    def __init__(self, target: str, response: Response) -> None:
+        self.target, self.response = target, response
+        super().__init__(f"Redirect off the site, not followed: {response.url} -> {target}")
 
 
 class RenderStuck(Exception):
@@ -67,6 +79,12 @@ def exception_reason(exc: BaseException) -> str:
         return "not_html"
     if isinstance(exc, RenderStuck):
         return "render_stuck"
+    if isinstance(exc, RedirectOffsite):
+        return "redirect_offsite"
+    if isinstance(exc, FetchRefused):
+        return "fetch_refused"
+    if isinstance(exc, RobotsUnavailable):
+        return "robots_unavailable"
     if isinstance(exc, IgnoreRequest):
         message = str(exc)
         if "max redirections" in message:

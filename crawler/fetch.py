@@ -2,7 +2,9 @@
 
 :func:`fetch_pages` runs a small spider over the URLs with the project's settings and Scrapy's own downloader:
 the crawl's user agent, robots.txt (ROBOTSTXT_OBEY), redirects, retries, timeouts and DOWNLOAD_MAXSIZE, and
-whatever downloader middlewares the crawl has (its fetch policy included). Nothing is rendered, archived,
+whatever downloader middlewares the crawl has: its address policy included (docs/fetch-policy.md), so a
+loopback or private address is refused (``fetch_refused``) unless the site list (NEWS_SITES_FILE) names its host
+or FETCH_ALLOW_HOSTS / FETCH_ALLOW_NETWORKS allow it. Nothing is rendered, archived,
 exported or remembered: the pages come back to the caller, which processes them as saved pages. A URL that
 cannot be fetched comes back with the crawl's failure reason (``http_404``, ``dns``, ``robots_forbidden``...).
 """
@@ -23,6 +25,7 @@ from twisted.python.failure import Failure
 
 from crawler.errors import failure_reason
 from crawler.responses import content_type, http_exchange
+from crawler.sites import SiteList
 from extraction.page import Page
 
 logger = logging.getLogger(__name__)
@@ -54,10 +57,12 @@ class FetchSpider(Spider):
 
     name = "fetch"
 
-    def __init__(self, urls: list[str], results: dict[str, Fetched], **kwargs: Any) -> None:
+    def __init__(self, urls: list[str], results: dict[str, Fetched], site_list: SiteList | None = None,
+                 **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.urls = urls
         self.results = results
+        self.site_list = site_list  # its hosts are named for the address policy, as in the crawl
 
     async def start(self) -> AsyncIterator[Request]:
         for url in self.urls:
@@ -85,12 +90,13 @@ def _now() -> str:
     return datetime.now(UTC).isoformat(timespec="seconds")
 
 
-def fetch_pages(process: CrawlerProcessBase, settings: Settings, urls: list[str]) -> list[Fetched]:
+def fetch_pages(process: CrawlerProcessBase, settings: Settings, urls: list[str],
+                site_list: SiteList | None = None) -> list[Fetched]:
     """Fetch ``urls`` with the crawl's downloader (the reactor runs until they are all done); return one
-    :class:`Fetched` per URL, in order."""
+    :class:`Fetched` per URL, in order. ``site_list``: the sites whose hosts the address policy takes as named."""
     for name, value in FETCH_SETTINGS.items():
         settings.set(name, value, priority="cmdline")
     results: dict[str, Fetched] = {}
-    process.crawl(FetchSpider, urls=list(dict.fromkeys(urls)), results=results)
+    process.crawl(FetchSpider, urls=list(dict.fromkeys(urls)), results=results, site_list=site_list)
     process.start()
     return [results.get(url) or Fetched(url, error="not_fetched") for url in urls]

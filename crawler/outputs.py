@@ -60,9 +60,12 @@ def stem(path: Path) -> Path:
     return path.with_name(name + ".run")  # a feed without a suffix: its folder cannot have its very name
 
 
-def fill_feed_uris(feeds: dict[Any, dict[str, Any]], name: str, time: str) -> dict[str, dict[str, Any]]:
-    """Return FEEDS with ``%(name)s`` and ``%(time)s`` filled in (other placeholders are left to Scrapy)."""
-    return {str(uri).replace("%(name)s", name).replace("%(time)s", time): dict(options or {})
+def fill_feed_uris(feeds: dict[Any, dict[str, Any]], name: str, time: str,
+                   worker: str = "") -> dict[str, dict[str, Any]]:
+    """Return FEEDS with ``%(name)s``, ``%(time)s`` and ``%(worker)s`` (this worker's name, crawler/leases.py)
+    filled in; other placeholders are left to Scrapy."""
+    return {str(uri).replace("%(name)s", name).replace("%(time)s", time).replace("%(worker)s", worker or "worker"):
+            dict(options or {})
             for uri, options in feeds.items()}
 
 

@@ -22,11 +22,14 @@ benchmark's first 20 s of 5,000 pages on 3,470 hosts served 200 pages, its extra
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right, insort
+from collections import Counter
+from collections.abc import Callable
 from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
 from scrapy import Request
+from scrapy.core.scheduler import Scheduler
 from scrapy.pqueues import DownloaderAwarePriorityQueue, _path_safe
 
 
@@ -124,3 +127,36 @@ class SlotQueue(DownloaderAwarePriorityQueue):
 
     def __len__(self) -> int:
         return self._length
+
+
+class SiteScheduler(Scheduler):
+    """Scrapy's scheduler, counting the requests it holds per site (``request.meta["site"]``): with site leases
+    (crawler/leases.py) a site is done when none of its requests waits here and none is in the engine. ``admit``,
+    when set, leaves out the requests of sites the worker no longer holds. Setting: ``SCHEDULER``."""
+
+    pending: Counter[str]
+    admit: Callable[[Request], bool] | None = None
+
+    def open(self, spider: Any) -> Any:
+        self.pending = Counter()
+        return super().open(spider)
+
+    def enqueue_request(self, request: Request) -> bool:
+        queued = super().enqueue_request(request)
+        site = request.meta.get("site")
+        if queued and site is not None:
+            self.pending[site] += 1
+        return queued
+
+    def next_request(self) -> Request | None:
+        while True:
+            request = super().next_request()
+            if request is None:
+                return None
+            site = request.meta.get("site")
+            if site is not None and self.pending[site] > 0:
+                self.pending[site] -= 1
+                if not self.pending[site]:
+                    del self.pending[site]
+            if self.admit is None or self.admit(request):
+                return request

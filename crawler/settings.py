@@ -47,11 +47,17 @@ CONCURRENT_REQUESTS_PER_DOMAIN = 4  # a site list entry may set its own (concurr
 # without reading every site at each request (crawler/scheduler.py): a quarter of the crawl process's time
 # at the start of a 3,502-site crawl.
 SCHEDULER_PRIORITY_QUEUE = "crawler.scheduler.SlotQueue"
+# Scrapy's scheduler, counting its requests per site: with site leases a site is done when none waits
+# (crawler/leases.py, crawler/scheduler.py).
+SCHEDULER = "crawler.scheduler.SiteScheduler"
 DOWNLOAD_TIMEOUT = 30  # seconds for one HTTP download; then error "timeout" (after RETRY_TIMES retries)
 DOWNLOAD_MAXSIZE = 8 * 1024 * 1024  # bytes; larger pages become items with error "too_large"
 DOWNLOAD_WARNSIZE = 2 * 1024 * 1024  # bytes; Scrapy logs a warning for larger responses
 RETRY_TIMES = 2  # Scrapy's retries of a timeout, refused connection or 5xx within one run
 REDIRECT_MAX_TIMES = 10  # redirects followed for one request; more is error "redirect_loop"
+# The reactor's name resolver: Scrapy's connections go only to addresses the address policy checked (no DNS
+# rebinding between the check and the connection); DNS_TIMEOUT, DNSCACHE_SIZE as for Scrapy's own resolvers.
+TWISTED_DNS_RESOLVER = "crawler.fetch_policy.PolicyResolver"
 REQUEST_FINGERPRINTER_IMPLEMENTATION = "2.7"  # Scrapy's current request fingerprints (no deprecation warning)
 
 # --- rendering (scrapy-playwright on Debian's Chromium) ------------------------------
@@ -78,6 +84,8 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--disable-component-update",
         "--no-first-run",
         "--disable-sync",
+        # WebRTC's UDP would leave the policy proxy aside (crawler/render/policy_proxy.py): none without a proxy.
+        "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         # Not "--renderer-process-limit=4": pages sharing a renderer share its main thread, so one page whose
         # script hangs stalls the others (the offline renderer's bad-pages test failed 4 runs of 8 with it,
         # 0 of 8 without), for +7% pages/s on replayed pages (README "Benchmark").
@@ -102,12 +110,19 @@ RENDER_PROXY = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY") or "
 
 # The project's downloader middlewares: robots.txt, rendering, meta refresh (each entry says why).
 DOWNLOADER_MIDDLEWARES = {
-    # Scrapy's robots.txt middleware, with every request that waits for a host's robots.txt checked against it
-    # (crawler/robots.py: Scrapy 2.19 lets all but the first through).
+    "crawler.middlewares.render.RenderMiddleware": 950,
+    # robots.txt (crawler/robots.py): checked for every request that waits for it (Scrapy 2.19 let all but the
+    # first through); an unreachable one allows nothing for the run (RFC 9309 section 2.3.1.4).
     "scrapy.downloadermiddlewares.robotstxt.RobotsTxtMiddleware": None,
     "crawler.robots.RobotsTxtMiddleware": 100,
-    "crawler.middlewares.render.RenderMiddleware": 950,
-    # Scrapy's meta refresh redirect, reading the top of the body only (crawler/middlewares/refresh.py).
+    # The address policy (crawler/fetch_policy.py, docs/fetch-policy.md), before robots.txt (100): a refused host's
+    # robots.txt is not asked for either; FETCH_ALLOW_NETWORKS, FETCH_ALLOW_HOSTS: defaults in FetchPolicyConfig.
+    "crawler.middlewares.fetch_policy.FetchPolicyMiddleware": 90,
+    # Scrapy's 3xx redirects, followed inside the site's scope only (SiteConfig.in_scope).
+    "scrapy.downloadermiddlewares.redirect.RedirectMiddleware": None,
+    "crawler.middlewares.fetch_policy.ScopedRedirectMiddleware": 600,
+    # Scrapy's meta refresh redirect, reading the top of the body only, in the site's scope only
+    # (crawler/middlewares/refresh.py).
     "scrapy.downloadermiddlewares.redirect.MetaRefreshMiddleware": None,
     "crawler.middlewares.refresh.MetaRefreshMiddleware": 580,
 }
@@ -151,6 +166,8 @@ ITEM_PIPELINES = {
 # --- crawl state and duplicates (crawler/state.py, templates_db/state.py, extraction/dedup.py) ---------------
 # CRAWL_STATE_ENABLED, _STORE (default: the site list's own, crawler/outputs.py), _RECRAWL, _REVISIT,
 # _MAX_ATTEMPTS, _TIMEOUT: defaults in crawler/state.py (CrawlStateConfig), README "Scheduled crawls".
+# With CRAWL_STATE_STORE=postgresql://... the sites are leased to any number of workers: CRAWL_LEASE_WORKER, _SITES,
+# _KEEPALIVE, _INTERVAL, _WAIT, _POLL, _CHECK: defaults in crawler/leases.py (LeaseConfig), docs/distributed.md.
 # DEDUP_ENABLED, _THRESHOLD, _SHINGLE, _PERMUTATIONS, _MIN_CHARS, _DROP: defaults in extraction/dedup.py.
 
 # Feed files are written unbuffered, line by line, so a killed crawl keeps every record it exported (the crawl

@@ -21,6 +21,7 @@ A file looks like::
         javascript: auto    # optional: run the page's scripts when rendering: true, false, auto (RENDER_JAVASCRIPT)
         revisit: 6h         # optional: hubs (start/list pages, feeds, sitemaps) refetched at most this often
         recrawl: changed    # optional: new | changed: known articles refetched, exported when changed
+        redirect_domains: ["gazette-news.example"]  # optional: where redirects may lead besides the site itself
 
 ``${NAME}`` is replaced by the environment variable NAME, or by a value the caller gives
 (the spider gives ``DEMO_URL``, the address of the bundled demo server). Every problem is
@@ -35,9 +36,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import yaml
 
+from crawler.domains import registered_domain
 from crawler.urls import TRAILING_SLASH_MODES, TrailingSlash, canonical_url
 
 # Defaults for a site entry (the manual's site-list reference shows them).
@@ -46,6 +49,7 @@ DEFAULT_MAX_PAGES = 1000
 DEFAULT_MAX_DEPTH = 10
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
 _VARIABLE_RE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_DOMAIN_RE = re.compile(r"^[^\s/:?#@\[\]]+\.[^\s/:?#@\[\].]+$")  # a host name of two labels or more, no URL
 _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 RECRAWL_MODES = ("new", "changed")
@@ -77,6 +81,8 @@ SITE_FIELDS = {
                "30m, 6h, 1d (default CRAWL_STATE_REVISIT: every run)",
     "recrawl": "new: known articles are not fetched again; changed: checked again and exported when their text "
                "changed (default CRAWL_STATE_RECRAWL, or -a recrawl=)",
+    "redirect_domains": "domains (and their subdomains) redirects may lead to besides the site's own registered "
+                        "domain, e.g. where the site moved (the fetch policy's scope)",
 }
 _KNOWN_FIELDS = frozenset(SITE_FIELDS)
 
@@ -105,6 +111,8 @@ class SiteConfig:
     javascript: bool | None = None  # run scripts when rendering; None: RENDER_JAVASCRIPT decides ("auto")
     revisit: float | None = None  # seconds between hub revisits; None: CRAWL_STATE_REVISIT
     recrawl: str | None = None  # new | changed; None: CRAWL_STATE_RECRAWL (or -a recrawl=)
+    # Domains (and their subdomains) that redirects may lead to besides the site's own (docs/fetch-policy.md).
+    redirect_domains: tuple[str, ...] = ()
 
     @property
     def download_slot(self) -> str | None:
@@ -122,6 +130,31 @@ class SiteConfig:
         if any(pattern.search(url) for pattern in self.deny):
             return False
         return not self.follow or any(pattern.search(url) for pattern in self.follow)
+
+    @functools.cached_property
+    def domains(self) -> frozenset[str]:
+        """Return the registered domains of the hosts the site's URLs name (bbc.co.uk for news.bbc.co.uk)."""
+        return frozenset(registered_domain(host) for url in (*self.start_urls, *self.allowed_prefixes,
+                                                             *self.feeds, *self.sitemaps)
+                         if (host := urlsplit(url).hostname))
+
+    def in_scope(self, url: str) -> bool:
+        """Return True when a redirect may lead to ``url``: inside the allowed prefixes, on the site's registered
+        domain (http -> https and ``www.`` moves), or on one of its ``redirect_domains``; False for any other URL,
+        a malformed one, or one that is not http(s)."""
+        try:
+            parts = urlsplit(url)
+            host = (parts.hostname or "").rstrip(".")
+            canonical = self.canonical(url)
+        except ValueError:
+            return False
+        if parts.scheme not in ("http", "https") or not host:
+            return False
+        if any(canonical.startswith(prefix) for prefix in self.allowed_prefixes):
+            return True
+        if registered_domain(host) in self.domains:
+            return True
+        return any(host == domain or host.endswith("." + domain) for domain in self.redirect_domains)
 
 
 @dataclass(frozen=True)
@@ -289,6 +322,16 @@ def _validate_site(entry: dict[str, Any], where: str) -> SiteConfig:
     recrawl = entry.get("recrawl")
     if recrawl is not None and recrawl not in RECRAWL_MODES:
         raise fail("recrawl", f"must be one of {', '.join(RECRAWL_MODES)}, got {recrawl!r}")
+    redirect_domains = entry.get("redirect_domains", [])
+    if isinstance(redirect_domains, str):
+        redirect_domains = [redirect_domains]
+    if not isinstance(redirect_domains, list) or not all(
+            isinstance(d, str) and _DOMAIN_RE.match(d.strip().rstrip(".")) for d in redirect_domains):
+        raise fail("redirect_domains", f"must be a list of domain names such as example.com, got {redirect_domains!r}")
+    try:  # as request URLs write hosts: IDNA (新华网.中国 -> xn--xkrr14bows.xn--fiqs8s)
+        redirect_domains = [d.strip().rstrip(".").encode("idna").decode("ascii").lower() for d in redirect_domains]
+    except UnicodeError as exc:
+        raise fail("redirect_domains", f"not a domain name: {exc}") from None
     start_urls = urls("start_urls")
     feeds = urls("feeds")
     sitemaps = urls("sitemaps")
@@ -315,6 +358,7 @@ def _validate_site(entry: dict[str, Any], where: str) -> SiteConfig:
         javascript=None if javascript == "auto" else javascript,
         revisit=revisit,
         recrawl=recrawl,
+        redirect_domains=tuple(redirect_domains),
     )
 
 

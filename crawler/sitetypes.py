@@ -145,6 +145,12 @@ class SiteTypeEvidence:
         except DatabaseError as exc:
             self._error("write", exc)
 
+    def release(self, site: str) -> None:
+        """Write the votes added so far and forget ``site``'s (its lease goes to another worker, crawler/leases.py:
+        whoever crawls it next reads them all from the store)."""
+        self.flush()
+        self.types.votes.pop(site, None)
+
     def close(self, *_: Any) -> None:
         """Flush and close the store (connected to spider_closed)."""
         self.flush()

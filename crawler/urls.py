@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Callable
 from typing import Literal
 from urllib.parse import unquote_plus, urlsplit, urlunsplit
 
@@ -109,14 +110,15 @@ _GENERIC_DOMAINS = frozenset(
 _LINK_HOST_RE = re.compile(rb"""https?://([a-z0-9.-]+\.[a-z]{2,})""")
 
 
-def linked_site(html: bytes) -> str | None:
-    """Return the registered domain that the page's absolute links name most often (generic hosts left out), or None.
+def linked_site(html: bytes, domain_of: Callable[[str], str] = registered_domain) -> str | None:
+    """Return the registered domain (``domain_of`` a host) that the page's absolute links name most often (generic
+    hosts left out), or None.
 
     Ties go to the alphabetically first domain, so the answer is deterministic.
     """
     counts: Counter[str] = Counter()
     for match in _LINK_HOST_RE.finditer(html.lower()):
-        domain = registered_domain(match.group(1).decode("ascii"))
+        domain = domain_of(match.group(1).decode("ascii"))
         if domain not in _GENERIC_DOMAINS:
             counts[domain] += 1
     if not counts:

@@ -13,7 +13,9 @@ import logging
 import signal
 import socket
 import threading
+import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import FrameType, TracebackType
@@ -82,6 +84,18 @@ class _Handler(BaseHTTPRequestHandler):
 
     # -- request dispatch ----------------------------------------------------------
     def do_GET(self) -> None:
+        demo = self.server.demo
+        if demo.record_header is None:
+            self._get()
+            return
+        started = time.monotonic()
+        try:
+            self._get()
+        finally:
+            demo.record(Visit(self.path.partition("?")[0], self.headers.get(demo.record_header), started,
+                              time.monotonic()))
+
+    def _get(self) -> None:
         path, _, query = self.path.partition("?")
         path = path.split("#", 1)[0]
         demo = self.server.demo
@@ -124,15 +138,30 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_body(200, "text/plain; charset=utf-8", "".join(f"{path}\n" for path in added).encode())
 
 
+@dataclass(frozen=True)
+class Visit:
+    """One request the server answered (``DemoServer(record_header=...)``), in ``time.monotonic()`` seconds."""
+
+    path: str
+    client: str | None  # the value of the recorded request header (a crawl worker's name), None without it
+    started: float
+    ended: float  # when the answer was written (or the client went away)
+
+
 class DemoServer:
-    """The demo sites and /bad/ endpoints on a background ThreadingHTTPServer."""
+    """The demo sites and /bad/ endpoints on a background ThreadingHTTPServer.
+
+    ``record_header``: keep every request's path, that header's value and its start and end times (``visits``):
+    the tests of several crawl workers check with them which worker fetched a site when."""
 
     sites: tuple[DemoSite, ...]
     _pages: dict[str, DemoPage]
 
     def __init__(self, host: str = "127.0.0.1", port: int = 0, seed: int = 2026,
-                 published: dict[str, int] | None = None) -> None:
+                 published: dict[str, int] | None = None, record_header: str | None = None) -> None:
         self.host, self.port, self.seed = host, port, seed
+        self.record_header = record_header
+        self.visits: list[Visit] = []
         self.published: dict[str, int] = dict(published or {})  # articles added after the 40, by site
         self.hits: collections.Counter[str] = collections.Counter()
         self.stop_event = threading.Event()
@@ -198,6 +227,11 @@ class DemoServer:
         if self._thread is not None:
             self._thread.join(timeout=5)
             self._thread = None
+
+    def record(self, visit: Visit) -> None:
+        """Keep one answered request (``record_header``)."""
+        with self._hit_cond:
+            self.visits.append(visit)
 
     def count_hit(self, path: str) -> None:
         """Count one request for ``path`` (query string already stripped)."""

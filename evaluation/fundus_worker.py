@@ -2,8 +2,8 @@
 ``.venv-fundus/bin/python -m evaluation.fundus_worker`` from the repository (:mod:`evaluation.peer_protocol`).
 
 Fundus pins lxml below 6 (the project runs 6.1.3). It parses a page with the parser written for its publisher:
-the publisher is the one whose domain has the page URL's registered domain (``crawler.domains``, standard library
-only, so it runs here too), and its newest parser version reads the page
+the publisher is the one whose domain has the page URL's registered domain (``crawler.domains``: the Public Suffix
+List of ``publicsuffixlist``, pinned in this environment too), and its newest parser version reads the page
 (``publisher.parser().parse(html, error_handling="suppress")``); the text is the body's. A page of a site Fundus has
 no parser for is an error. The ready line lists the publishers' domains (``domains``), so the caller can choose
 the pages Fundus covers.
@@ -19,7 +19,7 @@ from evaluation.peer_protocol import quiet, serve
 
 
 def site(url: str) -> str:
-    """Return the registered domain of a URL's host (``crawler.domains``, as the crawl and the site folds read it)."""
+    """Return the registered domain of a URL's host (``crawler.domains``, as the crawl reads it)."""
     return registered_domain(urlsplit(url).hostname or "")
 
 

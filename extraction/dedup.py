@@ -275,8 +275,10 @@ class IndexStorage(Protocol):
         """Return (key, signature) of every stored text that shares at least one band key, once each."""
         ...
 
-    def add(self, key: str, fp: Fingerprint, keys: Sequence[bytes]) -> None:
-        """Store the text's fingerprint and band keys under ``key`` (replacing what the key had)."""
+    def add(self, key: str, fp: Fingerprint, keys: Sequence[bytes]) -> str | None:
+        """Store the text's fingerprint and band keys under ``key`` (replacing what the key had) and return None;
+        or, storing nothing, return the key of the same text (``text_hash``) that another writer stored since it
+        was looked up (a storage shared by several processes decides this atomically: the first writer wins)."""
         ...
 
 
@@ -305,13 +307,15 @@ class MemoryStorage:
                     found[key] = signature
         return list(found.items())
 
-    def add(self, key: str, fp: Fingerprint, keys: Sequence[bytes]) -> None:
-        """Store the text's fingerprint and band keys under ``key`` (replacing what the key had)."""
+    def add(self, key: str, fp: Fingerprint, keys: Sequence[bytes]) -> str | None:
+        """Store the text's fingerprint and band keys under ``key`` (replacing what the key had); return None (one
+        writer: nobody can have stored the text since it was looked up)."""
         self._remove(key)
         self._entries[key] = (fp, tuple(keys))
         self._hashes.setdefault(fp.text_hash, key)
         for band_key in keys:
             self._bands.setdefault(band_key, {})[key] = None
+        return None
 
     def _remove(self, key: str) -> None:
         old = self._entries.pop(key, None)
@@ -367,19 +371,21 @@ class DuplicateIndex:
         found = self.matches(fp, exclude)
         return found[0] if found else None
 
-    def add(self, key: str, fp: Fingerprint) -> None:
-        """Store ``fp`` under ``key`` (a text with no letters or digits is not stored)."""
+    def add(self, key: str, fp: Fingerprint) -> str | None:
+        """Store ``fp`` under ``key`` (a text with no letters or digits is not stored); return None, or the key of
+        the same text another writer stored first (``IndexStorage.add``: nothing stored then)."""
         if fp.text_hash == EMPTY_HASH:
-            return
+            return None
         keys = band_keys(fp.signature, self.config) if fp.signature is not None else []
-        self.storage.add(key, fp, keys)
+        return self.storage.add(key, fp, keys)
 
     def check(self, key: str, text: str) -> Match | None:
         """Return the earlier text that ``text`` duplicates (not ``key`` itself); store it when there is none."""
         fp = fingerprint(text, self.config)
         match = self.find(fp, exclude=key)
         if match is None:
-            self.add(key, fp)
+            first = self.add(key, fp)
+            return Match(first, 1.0, True) if first is not None else None
         return match
 
 
@@ -416,8 +422,10 @@ def deduplicate(record: Record, key: str, fp: Fingerprint, index: DuplicateIndex
         return None
     match = index.find(fp, exclude=key)
     if match is None:
-        index.add(key, fp)
-        return None
+        first = index.add(key, fp)
+        if first is None:
+            return None
+        match = Match(first, 1.0, True)  # another worker stored the same text between the look and the write
     record.duplicate_of = match.key
     record.duplicate_similarity = round(match.similarity, 4)
     return match

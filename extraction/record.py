@@ -77,6 +77,7 @@ class Record:
     duplicate_of: str | None = None
     duplicate_similarity: float | None = None
     error: str | None = None
+    redirect_to: str | None = None  # a redirect's target left unfollowed (error redirect_offsite)
     page: Page | None = field(default=None, repr=False, compare=False, metadata={"export": False})
     # What the spider tells the state pipeline about the fetch (ETag, Last-Modified, body hash, revisit...).
     crawl: dict[str, Any] = field(default_factory=dict, repr=False, compare=False, metadata={"export": False})

@@ -172,6 +172,13 @@ def settle_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+def _release(site: str) -> None:
+    """Let this worker's handler write what it keeps of ``site`` (its template batch) and forget it."""
+    releaser = getattr(_handler, "release", None)
+    if callable(releaser):
+        releaser(site)
+
+
 def _ready() -> str | None:
     """Return None when this worker can process pages, else why it cannot."""
     return None if _handler is not None else _failure or "worker not initialised"
@@ -270,6 +277,16 @@ class PagePool:
         if len(queued) > 64:
             queued.difference_update([done for done in queued if done.done()])
         queued.add(future)
+        return future
+
+    def release(self, site: str) -> Future[None] | None:
+        """Have the worker of ``site`` write what it keeps of the site (its handler's ``release``: the template
+        batch), after the site's pages queued there, and unpin the site; return the future of that, None when no
+        page of the site came."""
+        worker = self._site_worker.pop(site, None)
+        if worker is None:
+            return None
+        future: Future[None] = self._workers[worker].schedule(_release, args=(site,), timeout=self.config.timeout)
         return future
 
     def close(self) -> None:

@@ -33,6 +33,7 @@ from scrapy.crawler import Crawler
 from scrapy.settings import SETTINGS_PRIORITIES, BaseSettings
 from scrapy.statscollectors import StatsCollector
 
+from crawler.leases import site_released
 from extraction.config import ComponentConfig
 from extraction.dedup import DedupConfig, text_fingerprint
 from extraction.page import Page
@@ -87,6 +88,12 @@ class PageHandler:
             fp = text_fingerprint(record, self.dedup)
             record.crawl["fingerprint"] = (fp.text_hash, fp.signature)
         return record
+
+    def release(self, site: str) -> None:
+        """Park the site's unfinished template batch and forget the site (its lease goes, crawler/leases.py)."""
+        library = self.context.templates
+        if isinstance(library, TemplateLibrary):
+            library.release(site)
 
     def close(self) -> None:
         """Close the template library (it parks the unfinished learning batches) and the WARC file."""
@@ -205,6 +212,7 @@ class ProcessPipeline:
             _log_models(handler.context)
         crawler.signals.connect(handler.close, signal=signals.spider_closed, weak=False)
         pipeline = cls(handler, stats, pool)
+        crawler.signals.connect(pipeline.release_site, signal=site_released, weak=False)
         if pool is not None:
             crawler.signals.connect(pipeline.close_pool, signal=signals.spider_closed, weak=False)
         return pipeline
@@ -236,6 +244,19 @@ class ProcessPipeline:
         for name, level, message in outcome.logs:
             logging.getLogger(name).log(level, "%s", message)
         return outcome.record
+
+    async def release_site(self, site: str) -> None:
+        """A site's lease is going (crawler/leases.py): its template batch is parked first, in the worker that
+        learns it (after the site's pages queued there), so that the next owner continues it."""
+        if self.pool is None:
+            self.handler.release(site)
+            return
+        future = self.pool.release(site)
+        if future is not None:
+            try:
+                await asyncio.wrap_future(future)
+            except Exception as exc:  # a dead or stuck worker: its batch is lost, the pages are not
+                logger.warning("Templates %s: the batch could not be parked (%s)", site, exc)
 
     def close_pool(self) -> None:
         """Stop the workers once the crawl is over (they park their unfinished template batches)."""

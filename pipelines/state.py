@@ -9,7 +9,7 @@ earlier run: a match sets ``duplicate_of`` (DEDUP_DROP drops it instead); a reco
 sends once the feed exporter has written the line): the page is written to the crawl state in one
 transaction, so a crawl killed between the two fetches the page again rather than losing it.
 
-Stats: ``export/skipped/<revisit|unchanged|duplicate|before_since>``, ``dedup/<exact|near|canonical>``,
+Stats: ``export/skipped/<revisit|unchanged|duplicate|before_since|state_lost>``, ``dedup/<exact|near|canonical>``,
 ``state/completed``.
 """
 
@@ -83,6 +83,12 @@ class CrawlStatePipeline:
 
     def process_item(self, item: Any) -> Any:
         """Decide what the record is (new, changed, duplicate) and drop what is not to be exported."""
+        manager = self.manager
+        if manager is not None and manager.gone:
+            # The shared state went away (the worker is stopping): a record exported now could be neither completed
+            # nor have its links queued, and the next run would take its line for a page whose links are queued.
+            self.stats.inc_value("export/skipped/state_lost")
+            raise DropItem("the crawl state went away: not exported, fetched again on resume", log_level="DEBUG")
         if not isinstance(item, Record) or item.error is not None:
             return item
         crawl = item.crawl

@@ -308,6 +308,20 @@ class TemplateLibrary:
         """Return per site: templates in use, pages in the unfinished batch."""
         return {site: {"templates": len(s.templates), "batch_pages": s.cache.pages} for site, s in self._sites.items()}
 
+    def release(self, site: str) -> None:
+        """Write the site's pending hits, park its unfinished batch and forget it: another process crawls it now
+        (site leases, crawler/leases.py), and claims the batch at its first page."""
+        state = self._sites.pop(site, None)
+        if state is None or self.store is None:
+            return
+        try:
+            self._flush_hits(site, state)
+            if state.cache.pages and self.config.learn:
+                self.store.park(site, ParkedBatch(state.cache.pages, state.cache.counts()))
+                logger.info("Templates %s: batch of %d pages parked for the site's next owner", site, state.cache.pages)
+        except TemplateStoreError as exc:
+            self._store_error(exc)
+
     def close(self) -> None:
         """Write pending hits, park unfinished batches, close the store."""
         if self.store is None:

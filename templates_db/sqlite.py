@@ -17,8 +17,10 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import ClassVar
+from typing import Any, ClassVar
 
+# Column types the two dialects spell differently, in the stores' migrations (PostgreSQL's: templates_db/postgres.py).
+SQLITE_TYPES = {"id": "INTEGER PRIMARY KEY", "real": "REAL", "blob": "BLOB"}
 # Suffixes that make a location the database file itself rather than a folder.
 FILE_SUFFIXES = (".sqlite3", ".sqlite", ".db")
 # "scheme://" at the start of a location marks a URL (a Windows drive "C:\" does not match).
@@ -39,8 +41,12 @@ class SQLiteDatabase:
     SCHEMA_VERSION: ClassVar[int] = 1
     # Index i brings the schema from version i to i + 1; version 0 is an empty file. Each entry is a list of
     # single statements (not a script: executescript would commit a migration half-way).
+    # Column types are written {id}, {real} and {blob}: the same migrations make the PostgreSQL schema
+    # (templates_db/postgres.py).
     MIGRATIONS: ClassVar[list[list[str]]] = []
     TABLES: ClassVar[frozenset[str]] = frozenset()  # tables the current schema must have
+    GREATEST: ClassVar[str] = "MAX"  # the two-argument maximum (PostgreSQL: GREATEST)
+    TYPES: ClassVar[dict[str, str]] = SQLITE_TYPES
 
     def __init__(self, path: str | Path, timeout: float = 30.0) -> None:
         self.path = Path(path)
@@ -64,6 +70,11 @@ class SQLiteDatabase:
         except BaseException:
             self._conn.close()
             raise
+
+    @classmethod
+    def migrations(cls) -> list[list[str]]:
+        """Return the store's migrations with this dialect's column types."""
+        return [[statement.format(**cls.TYPES) for statement in step] for step in cls.MIGRATIONS]
 
     def _set_wal(self, timeout: float) -> None:
         """Put the file in WAL mode (once: the mode is kept in the file). Switching needs the file to itself,
@@ -128,7 +139,7 @@ class SQLiteDatabase:
             with self._transaction():
                 # Read again under the write lock: another process may have migrated meanwhile.
                 version = self._version()
-                for statements in self.MIGRATIONS[version:]:
+                for statements in self.migrations()[version:]:
                     for statement in statements:
                         self._conn.execute(statement)
                 for key, value in (("schema_version", str(self.SCHEMA_VERSION)), ("kind", self.KIND)):
@@ -149,8 +160,9 @@ class SQLiteDatabase:
         return self.ERROR(f"{self.KIND} {self.location}: {exc}")
 
     @contextmanager
-    def _transaction(self, write: bool = True) -> Iterator[sqlite3.Connection]:
-        """Run a block in one transaction: IMMEDIATE (write lock taken up front) or a read snapshot."""
+    def _transaction(self, write: bool = True, connection: Any = None) -> Iterator[Any]:
+        """Run a block in one transaction: IMMEDIATE (write lock taken up front) or a read snapshot (on the one
+        connection: ``connection`` is the server backend's)."""
         with self._lock:
             try:
                 self._conn.execute("BEGIN IMMEDIATE" if write else "BEGIN")
@@ -172,7 +184,7 @@ class SQLiteDatabase:
 
 def database_path(location: str | Path, filename: str, kind: str,
                   error: type[DatabaseError] = DatabaseError) -> Path | None:
-    """Return the SQLite file that ``location`` names, or None for a URL of another backend (redis://).
+    """Return the SQLite file that ``location`` names, or None for a URL of another backend (postgresql://).
 
     ``location`` is a folder (``filename`` inside it), a path ending in .sqlite3/.sqlite/.db (or an existing
     file), or ``sqlite:///path``; any other URL raises ``error``.
@@ -180,10 +192,10 @@ def database_path(location: str | Path, filename: str, kind: str,
     text = str(location)
     if URL_RE.match(text):
         scheme = text.split("://", 1)[0].lower()
-        if scheme in ("redis", "rediss"):
+        if scheme in ("postgresql", "postgres"):
             return None
         if scheme != "sqlite":
-            raise error(f"unsupported {kind} URL {text!r}: use a folder or sqlite:///path")
+            raise error(f"unsupported {kind} URL {text!r}: use a folder, sqlite:///path or postgresql://...")
         text = text[len("sqlite://") :]
     path = Path(text).expanduser()
     if path.suffix.lower() not in FILE_SUFFIXES and not path.is_file():

@@ -4,7 +4,11 @@ For each news site, short leaf tags that recur across pages (navigation links, c
 are learned as templates by the learning code; this module only persists them. The default
 backend is one SQLite file in WAL mode that several crawl processes can write at once: every
 write is a ``BEGIN IMMEDIATE`` transaction made of additive updates (``hits = hits + ?``), so
-nothing is lost to read-modify-write races. It does not import Scrapy.
+nothing is lost to read-modify-write races. ``TEMPLATES_STORE=postgresql://...`` puts the same tables
+(same migrations, same queries: :class:`TemplateStoreSQL`) in the ``templates`` schema of a PostgreSQL
+database, for workers on many machines (:class:`PostgresTemplateStore`); the updates are as additive
+there, and a parked batch is taken by one claimer only (``DELETE ... RETURNING``). It does not import
+Scrapy.
 """
 
 from __future__ import annotations
@@ -13,11 +17,13 @@ import json
 import logging
 import sqlite3
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
+from templates_db.postgres import PostgresDatabase, is_postgres
 from templates_db.sqlite import DatabaseError, SQLiteDatabase, database_exists, database_path
 
 logger = logging.getLogger(__name__)
@@ -33,23 +39,23 @@ _MIGRATIONS: list[list[str]] = [
         """CREATE TABLE sites (
             site TEXT PRIMARY KEY, generation INTEGER NOT NULL DEFAULT 0, pages INTEGER NOT NULL DEFAULT 0,
             batches INTEGER NOT NULL DEFAULT 0, drift_events INTEGER NOT NULL DEFAULT 0,
-            created_at REAL NOT NULL, updated_at REAL NOT NULL)""",
+            created_at {real} NOT NULL, updated_at {real} NOT NULL)""",
         """CREATE TABLE templates (
-            id INTEGER PRIMARY KEY, site TEXT NOT NULL, generation INTEGER NOT NULL, tag TEXT NOT NULL,
-            text TEXT NOT NULL, frequency INTEGER NOT NULL, batches INTEGER NOT NULL, share REAL NOT NULL,
-            hits INTEGER NOT NULL DEFAULT 0, first_seen REAL NOT NULL, last_seen REAL NOT NULL, retired_at REAL,
+            id {id}, site TEXT NOT NULL, generation INTEGER NOT NULL, tag TEXT NOT NULL,
+            text TEXT NOT NULL, frequency INTEGER NOT NULL, batches INTEGER NOT NULL, share {real} NOT NULL,
+            hits INTEGER NOT NULL DEFAULT 0, first_seen {real} NOT NULL, last_seen {real} NOT NULL, retired_at {real},
             UNIQUE (site, generation, tag, text))""",
         "CREATE INDEX templates_site_retired ON templates (site, retired_at)",
         """CREATE TABLE events (
-            id INTEGER PRIMARY KEY, site TEXT NOT NULL, at REAL NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL)""",
+            id {id}, site TEXT NOT NULL, at {real} NOT NULL, kind TEXT NOT NULL, detail TEXT NOT NULL)""",
         "CREATE INDEX events_site ON events (site, id)",
-        "CREATE TABLE parked (id INTEGER PRIMARY KEY, site TEXT NOT NULL, pages INTEGER NOT NULL, tags TEXT NOT NULL)",
+        "CREATE TABLE parked (id {id}, site TEXT NOT NULL, pages INTEGER NOT NULL, tags TEXT NOT NULL)",
         "CREATE INDEX parked_site ON parked (site, id)",
     ],
     [  # 2: the site's page-type votes per URL shape (extraction.pagetype.site)
         """CREATE TABLE page_types (
-            site TEXT NOT NULL, shape TEXT NOT NULL, article REAL NOT NULL DEFAULT 0, list REAL NOT NULL DEFAULT 0,
-            other REAL NOT NULL DEFAULT 0, updated_at REAL NOT NULL, PRIMARY KEY (site, shape))""",
+            site TEXT NOT NULL, shape TEXT NOT NULL, article {real} NOT NULL DEFAULT 0, list {real} NOT NULL DEFAULT 0,
+            other {real} NOT NULL DEFAULT 0, updated_at {real} NOT NULL, PRIMARY KEY (site, shape))""",
     ],
 ]
 # Tables the current schema must have; a file that claims our version without them is refused.
@@ -129,9 +135,9 @@ class ParkedBatch:
 
 
 class TemplateStore(Protocol):
-    """What the template library needs from a store (SQLite now, Redis later)."""
+    """What the template library needs from a store (SQLite or PostgreSQL)."""
 
-    location: str  # human-readable (file path)
+    location: str  # human-readable (file path, or URI without its password)
 
     def templates(self, site: str, include_retired: bool = False) -> list[StoredTemplate]: ...
     def site_state(self, site: str) -> SiteState | None: ...
@@ -150,19 +156,24 @@ class TemplateStore(Protocol):
     def close(self) -> None: ...
 
 
-class SQLiteTemplateStore(SQLiteDatabase):
-    """The template store in one SQLite file (WAL journal), safe for several processes at once."""
+class TemplateStoreSQL:
+    """The template store's queries, the same on both backends (written with SQLite's ``?`` placeholders); a
+    backend gives ``_transaction`` and ``GREATEST`` (see :class:`templates_db.state.CrawlStateSQL`)."""
 
-    KIND = "template store"
-    ERROR = TemplateStoreError
-    WHAT_TO_DO = "set TEMPLATES_STORE to another folder"
-    SCHEMA_VERSION = SCHEMA_VERSION
-    MIGRATIONS = _MIGRATIONS
-    TABLES = _TABLES
+    KIND: ClassVar[str] = "template store"
+    ERROR: ClassVar[type[DatabaseError]] = TemplateStoreError
+    SCHEMA_VERSION: ClassVar[int] = SCHEMA_VERSION
+    MIGRATIONS: ClassVar[list[list[str]]] = _MIGRATIONS
+    TABLES: ClassVar[frozenset[str]] = _TABLES
+    GREATEST: ClassVar[str]
+    location: str
 
-    def __init__(self, path: str | Path, timeout: float = 30.0) -> None:
-        self._data_version: int | None = None
-        super().__init__(path, timeout)
+    if TYPE_CHECKING:
+        @contextmanager
+        def _transaction(self, write: bool = True, connection: Any = None) -> Iterator[Any]: ...
+
+    def _own_change(self) -> None:
+        """Count a promotion or retirement of this connection's (``changed`` must not report it)."""
 
     def templates(self, site: str, include_retired: bool = False) -> list[StoredTemplate]:
         """Return the active templates of the site's current generation (all rows with include_retired), by id."""
@@ -184,15 +195,18 @@ class SQLiteTemplateStore(SQLiteDatabase):
         with self._transaction() as conn:
             conn.execute(
                 f"INSERT INTO sites ({_SITE_COLUMNS}) VALUES (?, 0, ?, 1, 0, ?, ?) ON CONFLICT (site) DO UPDATE "
-                "SET pages = pages + excluded.pages, batches = batches + 1, updated_at = excluded.updated_at",
+                "SET pages = sites.pages + excluded.pages, batches = sites.batches + 1, "
+                "updated_at = excluded.updated_at",
                 (site, batch_pages, now, now),
             )
+            self._own_change()
             (generation,) = conn.execute("SELECT generation FROM sites WHERE site = ?", (site,)).fetchone()
             for candidate in candidates:
                 share = candidate.frequency / batch_pages
                 if candidate.template_id is not None:
                     matched = conn.execute(
-                        "UPDATE templates SET frequency = frequency + ?, batches = batches + 1, share = MAX(share, ?), "
+                        "UPDATE templates SET frequency = frequency + ?, batches = batches + 1, "
+                        f"share = {self.GREATEST}(share, ?), "
                         "last_seen = ? WHERE id = ? AND site = ? AND retired_at IS NULL",
                         (candidate.frequency, share, now, candidate.template_id, site),
                     ).rowcount
@@ -203,9 +217,9 @@ class SQLiteTemplateStore(SQLiteDatabase):
                 conn.execute(
                     "INSERT INTO templates (site, generation, tag, text, frequency, batches, share, hits, first_seen, "
                     "last_seen) VALUES (?, ?, ?, ?, ?, 1, ?, 0, ?, ?) "
-                    "ON CONFLICT (site, generation, tag, text) DO UPDATE SET frequency = frequency + "
-                    "excluded.frequency, batches = batches + 1, share = MAX(share, excluded.share), "
-                    "last_seen = excluded.last_seen",
+                    "ON CONFLICT (site, generation, tag, text) DO UPDATE SET frequency = templates.frequency + "
+                    f"excluded.frequency, batches = templates.batches + 1, share = {self.GREATEST}(templates.share, "
+                    "excluded.share), last_seen = excluded.last_seen",
                     (site, generation, candidate.tag, candidate.text, candidate.frequency, share, now, now),
                 )
 
@@ -225,9 +239,11 @@ class SQLiteTemplateStore(SQLiteDatabase):
             conn.execute("UPDATE templates SET retired_at = ? WHERE site = ? AND retired_at IS NULL", (now, site))
             conn.execute(
                 f"INSERT INTO sites ({_SITE_COLUMNS}) VALUES (?, 1, 0, 0, 1, ?, ?) ON CONFLICT (site) DO UPDATE "
-                "SET generation = generation + 1, drift_events = drift_events + 1, updated_at = excluded.updated_at",
+                "SET generation = sites.generation + 1, drift_events = sites.drift_events + 1, "
+                "updated_at = excluded.updated_at",
                 (site, now, now),
             )
+            self._own_change()
             conn.execute("INSERT INTO events (site, at, kind, detail) VALUES (?, ?, 'drift', ?)", (site, now, reason))
             (generation,) = conn.execute("SELECT generation FROM sites WHERE site = ?", (site,)).fetchone()
         return int(generation)
@@ -250,15 +266,16 @@ class SQLiteTemplateStore(SQLiteDatabase):
         """Take (read and delete, atomically) the site's parked batches, oldest first. A batch whose counts cannot be
         read (damage, another tool's row) is deleted with a warning; the others are taken."""
         with self._transaction() as conn:
-            rows = conn.execute("SELECT id, pages, tags FROM parked WHERE site = ? ORDER BY id", (site,)).fetchall()
-            conn.executemany("DELETE FROM parked WHERE id = ?", [(row[0],) for row in rows])
+            # One statement: two claimers at once (PostgreSQL's read committed included) each take what the other
+            # did not delete, never the same batch.
+            rows = conn.execute("DELETE FROM parked WHERE site = ? RETURNING id, pages, tags", (site,)).fetchall()
         batches = []
-        for batch_id, pages, tags in rows:
+        for batch_id, pages, tags in sorted(rows):
             try:
                 batches.append(ParkedBatch(int(pages), [(str(tag), str(text), int(freq))
                                                         for tag, text, freq in json.loads(tags)]))
             except (ValueError, TypeError) as exc:  # it raised after the delete: the good batches went with it
-                logger.warning("Template store %s: parked batch %d of %s unreadable, dropped: %s", self.path,
+                logger.warning("Template store %s: parked batch %d of %s unreadable, dropped: %s", self.location,
                                batch_id, site, exc)
         return batches
 
@@ -322,9 +339,20 @@ class SQLiteTemplateStore(SQLiteDatabase):
         with self._transaction() as conn:
             conn.executemany(
                 "INSERT INTO page_types (site, shape, article, list, other, updated_at) VALUES (?, ?, ?, ?, ?, ?) "
-                "ON CONFLICT (site, shape) DO UPDATE SET article = article + excluded.article, "
-                "list = list + excluded.list, other = other + excluded.other, updated_at = excluded.updated_at",
+                "ON CONFLICT (site, shape) DO UPDATE SET article = page_types.article + excluded.article, "
+                "list = page_types.list + excluded.list, other = page_types.other + excluded.other, "
+                "updated_at = excluded.updated_at",
                 rows)
+
+
+class SQLiteTemplateStore(TemplateStoreSQL, SQLiteDatabase):
+    """The template store in one SQLite file (WAL journal), safe for several processes at once."""
+
+    WHAT_TO_DO = "set TEMPLATES_STORE to another folder"
+
+    def __init__(self, path: str | Path, timeout: float = 30.0) -> None:
+        self._data_version: int | None = None
+        super().__init__(path, timeout)
 
     def changed(self) -> bool:
         """Return True when another connection wrote since the last call; the first call returns False."""
@@ -337,14 +365,39 @@ class SQLiteTemplateStore(SQLiteDatabase):
         return previous is not None and previous != version
 
 
-def _site_state(conn: sqlite3.Connection, site: str) -> SiteState | None:
+class PostgresTemplateStore(TemplateStoreSQL, PostgresDatabase):
+    """The template store in the ``templates`` schema of a PostgreSQL database, for workers on many machines."""
+
+    SCHEMA = "templates"
+    WHAT_TO_DO = "set TEMPLATES_STORE to another database"
+
+    def __init__(self, uri: str, timeout: float = 30.0) -> None:
+        self._total: int | None = None  # promotions and retirements of every site, at the last ``changed``
+        self._own = 0  # this connection's since then
+        super().__init__(uri, timeout)
+
+    def _own_change(self) -> None:
+        self._own += 1
+
+    def changed(self) -> bool:
+        """Return True when another connection promoted a batch or retired a layout since the last call (the sum of
+        every site's batches and drift events moved by more than this connection's own); the first call returns
+        False."""
+        with self._transaction(write=False) as conn:
+            (total,) = conn.execute("SELECT COALESCE(SUM(batches + drift_events), 0) FROM sites").fetchone()
+        with self._lock:
+            previous, own, self._total, self._own = self._total, self._own, int(total), 0
+        return previous is not None and int(total) != previous + own
+
+
+def _site_state(conn: Any, site: str) -> SiteState | None:
     """Return the site's state read through `conn` (inside a caller's transaction), or None."""
     row = conn.execute(f"SELECT {_SITE_COLUMNS} FROM sites WHERE site = ?", (site,)).fetchone()
     return SiteState(*row) if row else None
 
 
 def store_path(location: str | Path) -> Path | None:
-    """Return the SQLite file that `location` names (see open_store), or None for another backend's URL.
+    """Return the SQLite file that `location` names (see open_store), or None for a PostgreSQL URI.
 
     Raises TemplateStoreError for an unsupported URL.
     """
@@ -355,7 +408,7 @@ def store_exists(location: str | Path) -> bool:
     """Return True when the store at `location` exists (readers check first: opening creates it, and writes the
     schema into a zero-length file, which counts as no store).
 
-    Non-SQLite URLs count as existing (open_store decides about them).
+    PostgreSQL URIs count as existing (open_store decides about them).
     """
     try:
         path = store_path(location)
@@ -368,9 +421,10 @@ def open_store(location: str | Path) -> TemplateStore:
     """Open the template store at `location` and return it.
 
     `location` is a folder (file STORE_FILENAME inside it), a path ending in .sqlite3/.db, or a URL:
-    "sqlite:///abs/path" is handled; "redis://..." raises TemplateStoreError (not available yet).
+    "sqlite:///abs/path", or "postgresql://..." (the ``templates`` schema of that database).
     """
+    if is_postgres(location):
+        return PostgresTemplateStore(str(location))
     path = store_path(location)
-    if path is None:
-        raise TemplateStoreError("the Redis backend is not available yet: use a folder (SQLite)")
+    assert path is not None
     return SQLiteTemplateStore(path)

@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import logging
 import os
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -73,7 +74,7 @@ class Command(ProjectCommand, ScrapyCrawlCommand):
 
             warm_up(worker_handler)  # the workers' fork server imports the extraction code while Scrapy starts
         if not needs_demo or os.environ.get("DEMO_URL"):
-            super().run(args, opts)
+            self._crawl(args, opts)
             return
         from demo.server import DemoServer  # only the bundled demo needs it
 
@@ -83,7 +84,7 @@ class Command(ProjectCommand, ScrapyCrawlCommand):
         self.settings.set("DEMO_SERVED", True, priority="cmdline")
         notice(logger, "Serving the bundled demo sites at %s for this crawl", os.environ["DEMO_URL"])
         try:
-            super().run(args, opts)
+            self._crawl(args, opts)
         finally:
             server.stop()
             del os.environ["DEMO_URL"]
@@ -107,6 +108,16 @@ class Command(ProjectCommand, ScrapyCrawlCommand):
                          "or a file per run such as -o 'corpus/%(time)s.jsonl' (or -s CRAWL_STATE_ENABLED=False "
                          "for a full crawl that remembers nothing)")
         return str(opts.spargs.get("sites") or self.settings.get("NEWS_SITES_FILE"))
+
+    def _crawl(self, args: list[str], opts: argparse.Namespace) -> None:
+        """Run the crawl; a worker stopped because its shared crawl state went away exits with status 1."""
+        from crawler.leases import fatal_closes
+
+        super().run(args, opts)
+        if fatal_closes and not self.exitcode:
+            print("error: the crawl stopped: its crawl state database could not be used (the log says why); run it "
+                  "again once the database is back", file=sys.stderr)
+            self.exitcode = 1
 
 
 def _renders(site_list: SiteList, settings: BaseSettings) -> bool:

@@ -14,8 +14,9 @@ their entries; the site's templates are removed first when it has a library (bel
 ``--method`` runs any single algorithm for the text instead.
 
 Every page gets a ``page_type`` (article, list, other) with ``page_type_confidence`` and
-``page_type_source``, whatever the method: from the DOM/URL model alone, or with ``--render`` (or
-``--screenshot``) from the fusion of the screenshot CNN and the DOM/URL model (PAGETYPE_FUSION on).
+``page_type_source``, whatever the method: from the DOM/URL model alone, or with ``--render`` from the fusion of
+the screenshot CNN and the DOM/URL model (``--render`` turns PAGETYPE_FUSION on; a ``--screenshot`` is used as the
+crawl uses it, by the fusion when PAGETYPE_FUSION is on).
 ``--render`` renders each saved page in the project's Chromium first (the setting PLAYWRIGHT_LAUNCH_OPTIONS; no
 network: every request but the page itself is blocked, so external CSS, images and scripts are missing, as
 they are from the saved file); a page that cannot be rendered is typed by the DOM/URL model
@@ -373,8 +374,8 @@ class Command(ProjectCommand, ScrapyCommand):
         parser.add_argument("--no-templates", action="store_true",
                             help="do not remove the site's templates before extracting")
         parser.add_argument("--screenshot", metavar="PNG",
-                            help="the page's screenshot (one page: e.g. the crawl's screenshot_file): the page type "
-                                 "fuses the screenshot model with the DOM/URL model")
+                            help="the page's screenshot (one page: e.g. the crawl's screenshot_file), used as the "
+                                 "crawl uses it: by the page type's fusion when PAGETYPE_FUSION is on")
         parser.add_argument("--render", action="store_true",
                             help="render each page in Chromium (no network) and type it by the fusion of the "
                                  "screenshot model and the DOM/URL model, as PAGETYPE_FUSION does")
@@ -400,7 +401,8 @@ class Command(ProjectCommand, ScrapyCommand):
         if fetch:
             assert self.crawler_process is not None and self.settings is not None
             sources += [Source(None, fetched.url, fetched=fetched)
-                        for fetched in fetch_pages(self.crawler_process, self.settings, fetch)]
+                        for fetched in fetch_pages(self.crawler_process, self.settings, fetch,
+                                                   load_sites(self.settings))]
         return sources
 
     def run(self, args: list[str], opts: argparse.Namespace) -> None:
@@ -422,7 +424,8 @@ class Command(ProjectCommand, ScrapyCommand):
             raise UsageError("--screenshot goes with exactly one page and without --render")
         screenshot = Path(opts.screenshot).read_bytes() if opts.screenshot else None
         assert self.settings is not None
-        if opts.render or screenshot is not None:  # what they are for: the screenshot joins the page type
+        if opts.render:  # what it is for: the screenshot joins the page type (a --screenshot is used as the crawl
+            # uses it, with PAGETYPE_FUSION: the crawl's record again)
             self.settings.set("PAGETYPE_FUSION", True, priority="cmdline")
         sites = load_sites(self.settings) if any(source.url for source in sources) else None
         page_sites = [opts.site or site_key(source.url, sites) for source in sources]

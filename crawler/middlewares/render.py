@@ -12,7 +12,8 @@ response. For a request with ``meta["render"]`` true and an HTML 2xx response,
   project detected (:func:`extraction.dom.encoding.decode_html`), so Chromium decodes what the
   extractor decodes: no mojibake from undeclared UTF-8.
 - **Subresources by policy** (``RENDER_BLOCK_RESOURCES``): stylesheets, scripts, images and XHR
-  are fetched by Chromium (through ``RENDER_PROXY`` when set); media, fonts, frames
+  are fetched by Chromium, every one through the renderer's policy proxy (:mod:`crawler.render.policy_proxy`: the
+  crawl's address policy, then ``RENDER_PROXY`` when set); media, fonts, frames
   (``subframe``: advertising, embeds) and the other types listed are refused by Chromium itself,
   through the ``Content-Security-Policy`` header the document is served with (:func:`block_policy`).
 - **No interception after the document.** Once the document is served the route is removed, so
@@ -20,7 +21,8 @@ response. For a request with ``meta["render"]`` true and an HTML 2xx response,
   process (measured on 120 real pages: 13% more pages a second). A page whose scripts then load
   another document (a redirect, a reload: the navigation timing entry says so) is rendered
   again in the *strict* mode, which intercepts every request, answers reloads with the same bytes
-  and stops navigations elsewhere (``render/strict``).
+  and stops navigations elsewhere (``render/strict``). A navigation of the main frame outside the site's scope
+  is the page's redirect: the spider records it as ``redirect_offsite`` (``RenderResult.navigated_to``).
 - **Its own concurrency limit**: at most ``PLAYWRIGHT_MAX_PAGES_PER_CONTEXT`` pages render at
   once, apart from the per-site politeness of the HTTP fetches, which are never held by a render.
 
@@ -47,13 +49,14 @@ from playwright.async_api import Error as PlaywrightError
 from playwright.async_api import FloatRect, Page, Route
 from playwright.async_api import Request as PlaywrightRequest
 from playwright.async_api import TimeoutError as PlaywrightTimeoutError
-from scrapy import Request
+from scrapy import Request, signals
 from scrapy.crawler import Crawler
 from scrapy.exceptions import NotConfigured
 from scrapy.http import Response
 from scrapy.statscollectors import StatsCollector
 
 from crawler.errors import exception_reason, short_message
+from crawler.fetch_policy import FetchRefused, crawl_policy
 from crawler.middlewares.render_config import RenderConfig, block_policy
 from crawler.middlewares.render_result import (
     _PAGE_FACTS_JS,
@@ -63,6 +66,7 @@ from crawler.middlewares.render_result import (
     _without_dom,
     web_label,
 )
+from crawler.render.policy_proxy import PolicyProxy
 from crawler.render.screenshots import is_blank, repeated_top_offset
 from crawler.responses import content_type, is_html_type
 from extraction.dom.encoding import normalise_encoding
@@ -99,6 +103,8 @@ class RenderMiddleware:
         # One full-page screenshot at a time when serialised (puppeteer#1576).
         self._screenshot_lock = asyncio.Lock()
         self._policy = block_policy(config.block_resources)
+        # Chromium's own requests: through the address policy, then RENDER_PROXY (crawler/render/policy_proxy.py).
+        self.proxy = PolicyProxy(crawl_policy(crawler), self._refused, upstream=config.proxy)
 
     @classmethod
     def from_crawler(cls, crawler: Crawler) -> RenderMiddleware:
@@ -107,7 +113,14 @@ class RenderMiddleware:
             # Scrapy logs a NotConfigured's message as a warning: a setting the user chose is no warning.
             logger.info("RENDER_ENABLED is off: every site is fetched over plain HTTP")
             raise NotConfigured
-        return cls(config, crawler)
+        middleware = cls(config, crawler)
+        crawler.signals.connect(middleware.proxy.close, signal=signals.spider_closed)
+        return middleware
+
+    def _refused(self, refusal: FetchRefused, url: str) -> None:
+        self.stats.inc_value(f"fetch/refused/{refusal.reason}")
+        self.stats.inc_value("render/refused")
+        logger.info("%s: not fetched by the browser: %s", refusal, url)
 
     async def process_request(self, request: Request) -> None:
         """Hold a page of a rendered site until fewer than RENDER_FETCH_AHEAD such pages wait or render."""
@@ -168,8 +181,10 @@ class RenderMiddleware:
         result = RenderResult(charset=page.decoded.encoding, javascript=javascript)
         strict = False
         attempt = 0
+        proxy = await self.proxy.url()
+        left_to: str | None = None
         while True:
-            browser_request = self._browser_request(request, response, page, strict, javascript)
+            browser_request = self._browser_request(request, response, page, strict, javascript, proxy)
             started = time.monotonic()
             # Run by the download handler right after navigation (crawler/handlers.py), in place of
             # scrapy-playwright's own reading of the page: the DOM is serialised and sent over once.
@@ -178,8 +193,11 @@ class RenderMiddleware:
             try:
                 assert self.crawler.engine is not None
                 await self.crawler.engine.download_async(browser_request)
+                result.navigated_to = browser_request.meta.get("render_navigated_to") or left_to
                 return result
             except _LeftDocument as left:
+                if left.url.split("#", 1)[0] != response.url.split("#", 1)[0]:
+                    left_to = left.url
                 # Its scripts loaded another document: render it again, intercepting every request.
                 self.stats.inc_value("render/strict")
                 logger.info("%s loaded another document (%s): rendering it again in the strict mode", request.url,
@@ -212,14 +230,15 @@ class RenderMiddleware:
                     await _close(opened)
 
     def _browser_request(self, request: Request, response: Response, page: ExtractionPage,
-                         strict: bool = False, javascript: bool = True) -> Request:
-        """The request scrapy-playwright opens: its main document is answered from ``response``."""
+                         strict: bool = False, javascript: bool = True, proxy: str = "") -> Request:
+        """The request scrapy-playwright opens: its main document is answered from ``response``; Chromium's own
+        requests go through ``proxy`` (the policy proxy)."""
         context_kwargs: dict[str, Any] = {
             "viewport": {"width": self.config.viewport_width, "height": self.config.render_height},
             "device_scale_factor": self.config.screenshot_scale, "user_agent": self.user_agent,
             "java_script_enabled": javascript}
-        if self.config.proxy:
-            context_kwargs["proxy"] = {"server": self.config.proxy}
+        if proxy:
+            context_kwargs["proxy"] = {"server": proxy}
         return Request(
             response.url, dont_filter=True, priority=request.priority,
             meta={
@@ -284,6 +303,7 @@ class RenderMiddleware:
                     await route.fulfill(status=200, headers=headers, body=body)
                     return
                 self.stats.inc_value("render/blocked/navigation")  # the page's script leaves it: stay
+                request.meta.setdefault("render_navigated_to", browser_request.url)
                 await route.abort("blockedbyclient")
                 return
             kind = browser_request.resource_type
@@ -330,7 +350,7 @@ class RenderMiddleware:
         if document is not None:
             shown = str(facts.get("document") or "").split("#", 1)[0]
             if shown != document.split("#", 1)[0] or facts.get("load") == "reload":
-                raise _LeftDocument(f"{facts.get('load')} {shown}")
+                raise _LeftDocument(str(facts.get("load")), str(facts.get("document") or ""))
         html = await page.content()
         self._seconds("dom", started)
         if self.config.max_size and len(html) > self.config.max_size:

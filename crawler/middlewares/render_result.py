@@ -30,6 +30,8 @@ class RenderResult:
     javascript: bool = True  # the page's scripts ran
     flags: list[str] = field(default_factory=list)
     milliseconds: int | None = None  # from a renderer slot to the screenshot (the record's render_ms)
+    # Where the page's scripts navigated its main frame (not followed; the spider checks the site's scope).
+    navigated_to: str | None = None
 
 
 # Python codec names that are not labels of the WHATWG Encoding Standard (what Chromium reads in a
@@ -60,3 +62,7 @@ class _CaptureStuck(Exception):
 
 class _LeftDocument(Exception):
     """The page on show is not the document served from the fetched bytes (a script navigated or reloaded)."""
+
+    def __init__(self, load: str, url: str) -> None:
+        self.load, self.url = load, url
+        super().__init__(f"{load} {url}")

@@ -9,10 +9,14 @@ depth limits. Every request goes through Scrapy's HTTP downloader; the pages of 
 Every page, good or failed, becomes a :class:`~extraction.record.Record` carrying its
 :class:`~extraction.page.Page` to the pipelines; the only requests
 that end without an item are those robots.txt forbids (counted in stats).
+
+With the crawl state in PostgreSQL the sites are leased (crawler/leases.py): ``start()`` takes each site as
+this worker claims it, instead of every site of the list, and any number of workers share the list.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import AsyncIterator, Iterable, Iterator
@@ -23,14 +27,16 @@ from urllib.parse import urlsplit
 from parsel import Selector
 from scrapy import Request, Spider, signals
 from scrapy.crawler import Crawler
+from scrapy.exceptions import CloseSpider
 from scrapy.http import Response
 from scrapy.settings import BaseSettings
 from scrapy.utils.gz import gunzip
 from twisted.python.failure import Failure
 
 from crawler.domains import registered_domain
-from crawler.errors import failure_reason, short_message
+from crawler.errors import RedirectOffsite, failure_reason, short_message
 from crawler.feeds import durable
+from crawler.leases import LeaseConfig, SiteLeases, fatal_closes, site_released
 from crawler.links import page_links
 from crawler.middlewares.render_result import RenderResult
 from crawler.outputs import CrawlOutputs, feed_time, fill_feed_uris, state_location
@@ -42,6 +48,7 @@ from crawler.spiders.listings import NewsSitemap, feed_date, listing_kind, xml_t
 from crawler.state import CrawlStateConfig, CrawlStateManager, date_timestamp, parse_since
 from extraction.page import Page
 from extraction.record import Record
+from templates_db.postgres import is_postgres
 from templates_db.state import KnownPage, QueuedPage
 
 logger = logging.getLogger(__name__)
@@ -105,9 +112,13 @@ class NewsSitesSpider(Spider):
         self.site_list: SiteList
         self.outputs: CrawlOutputs
         self.crawl_state: CrawlStateManager
+        self.leases: SiteLeases | None = None  # with a PostgreSQL crawl state
+        self.lease_config = LeaseConfig()
+        self.worker = ""  # this worker's name (CRAWL_LEASE_WORKER, else the host's): %(worker)s in a feed URI
         self.site_types: SiteTypeEvidence
         self._local_state: dict[str, Any] = {}
         self._sitemaps: set[str] = set()  # sitemaps requested in this run (canonical)
+        self._closing: asyncio.Future[None] | None = None
 
     @classmethod
     def update_settings(cls, settings: BaseSettings) -> None:
@@ -127,13 +138,24 @@ class NewsSitesSpider(Spider):
         logger.info("Site list %s: %d site(s): %s", path, len(spider.site_list.sites),
                     ", ".join(site.name for site in spider.site_list.sites))
         spider._site_slots(crawler.settings)
+        spider.lease_config = LeaseConfig.from_settings(crawler.settings)
+        spider.worker = spider.lease_config.worker_name
         spider.outputs = spider._name_outputs(crawler.settings, path)
         overrides = {"recrawl": recrawl} if (recrawl := spider.recrawl) else {}
         config = CrawlStateConfig.from_settings(crawler.settings, **overrides)
         spider.crawl_state = CrawlStateManager.from_settings(
-            config, path, lambda key: spider._stat(key))
+            config, path, lambda key: spider._stat(key), spider._set_stat, crawler.settings.get("TEMPLATES_STORE", ""))
+        if config.enabled and is_postgres(spider.crawl_state.location):
+            if crawler.settings.get("JOBDIR"):
+                raise ValueError("JOBDIR cannot be used with a PostgreSQL crawl state: the state is the job's record, "
+                                 "shared by every worker")
+            spider.leases = SiteLeases(spider.lease_config, spider.crawl_state,
+                                       [site.name for site in spider.site_list.sites], crawler, spider._stat)
+            spider.crawl_state.on_lost = spider._state_lost
+            crawler.signals.connect(spider.leases.close, signal=signals.spider_closed)  # before the state's end
         crawler.signals.connect(spider.crawl_state.end, signal=signals.spider_closed)
         spider.site_types = SiteTypeEvidence.from_settings(crawler.settings, lambda key, n: spider._stat(key, n))
+        crawler.signals.connect(spider.site_types.release, signal=site_released)
         crawler.signals.connect(spider.site_types.close, signal=signals.spider_closed)
         if config.enabled:
             for uri, options in crawler.settings.getdict("FEEDS").items():
@@ -147,12 +169,12 @@ class NewsSitesSpider(Spider):
         """Fill in the feeds' ``%(time)s`` and name the run's other files after its feed (crawler/outputs.py):
         the WARC folder (ARCHIVE_DIR) and, unless the settings name them, the crawl state's place."""
         time = feed_time()
-        feeds = fill_feed_uris(settings.getdict("FEEDS"), self.name, time)
+        feeds = fill_feed_uris(settings.getdict("FEEDS"), self.name, time, self.worker)
         settings.set("FEEDS", feeds, priority=settings.getpriority("FEEDS") or "spider")
         outputs = CrawlOutputs.of(feeds, self.name, time)
         if not settings.get("ARCHIVE_DIR"):
             settings.set("ARCHIVE_DIR", str(outputs.folder), priority="spider")
-        if not settings.get("CRAWL_STATE_STORE"):
+        if not settings.get("CRAWL_STATE_STORE") and not is_postgres(settings.get("TEMPLATES_STORE", "")):
             served = settings.getbool("DEMO_SERVED") and "DEMO_URL" in self.site_list.variables_used
             settings.set("CRAWL_STATE_STORE", state_location(sites_file, outputs if served else None),
                          priority="spider")
@@ -190,19 +212,26 @@ class NewsSitesSpider(Spider):
         assert self.crawler.stats is not None
         self.crawler.stats.inc_value(key, count)
 
+    def _set_stat(self, key: str, value: Any) -> None:
+        assert self.crawler.stats is not None
+        self.crawler.stats.set_value(key, value)
+
     # -- requests --
 
     async def start(self) -> AsyncIterator[Request]:
         """Yield each site's sitemaps, feeds and start pages; with a crawl state, also the list pages to
         revisit and the URLs left from an earlier run, and not what this round has already done."""
         state = self.crawl_state
-        state.begin([site.name for site in self.site_list.sites])
+        state.begin([site.name for site in self.site_list.sites], self.worker, self.lease_config.keepalive)
+        if state.fatal is not None:  # a shared state that cannot be used: a full crawl would repeat the others' work
+            fatal_closes.append("crawl_state_lost")
+            raise CloseSpider("crawl_state_lost")
         if state.active and all(not r.resumed and r.number > 1 for r in state.rounds.values()):
             # A new round after a finished one: what JOBDIR kept of the last run (its seen set, its page counts)
             # is in the state; with a state that has no earlier round, JOBDIR's seen set is all there is.
             self._state["seen"].clear()
             self._state["pages"].clear()
-        for site in self.site_list.sites:
+        async for site in self._sites_to_crawl():
             for url in site.sitemaps:
                 if self._aux_due(url, site):
                     yield self._aux_request(url, site, self.parse_sitemap, "sitemap")
@@ -229,6 +258,38 @@ class NewsSitesSpider(Spider):
                                              url=entry.url)
                 if request is not None:
                     yield request
+
+    async def _sites_to_crawl(self) -> AsyncIterator[SiteConfig]:
+        """Yield every site of the list, or with site leases each site as this worker claims it. A resumed round's
+        budget (``max_pages``) goes on from what the state counted, whichever run or worker crawled it."""
+        state = self.crawl_state
+        if self.leases is None:
+            for site in self.site_list.sites:
+                self._resume_budget(site)
+                yield site
+            return
+        async for claim in self.leases.claims():
+            site = self._site(claim.site)
+            self._state["pages"].pop(site.name, None)
+            if state.active:
+                self._resume_budget(site)
+                yield site
+
+    def _resume_budget(self, site: SiteConfig) -> None:
+        round_ = self.crawl_state.rounds.get(site.name)
+        if self.crawl_state.active and round_ is not None and round_.resumed:
+            pages = self._state["pages"]
+            pages[site.name] = max(pages.get(site.name, 0), self.crawl_state.budget_used(site.name))
+
+    def _state_lost(self, exc: Exception) -> None:
+        """The crawl state went away mid-crawl: this worker can record nothing more, and its leases went with the
+        session; it stops (reason ``crawl_state_lost``) and its sites are free for any worker."""
+        if self.leases is not None:
+            self.leases.lost_all()
+        fatal_closes.append("crawl_state_lost")
+        engine = self.crawler.engine
+        if engine is not None and engine.spider is not None:
+            self._closing = asyncio.ensure_future(engine.close_spider_async(reason="crawl_state_lost"))
 
     def _aux_due(self, url: str, site: SiteConfig, canonical: str | None = None) -> bool:
         """Return True when a feed or sitemap is due this round (``canonical``: its canonical URL, when known)."""
@@ -364,7 +425,7 @@ class NewsSitesSpider(Spider):
                 request = self._page_request(found_url, site, listed_date, depth=depth, url=url,
                                              listed=found_url in listing)
                 if request is not None and state.active:
-                    queue.append(QueuedPage(url, site.name, depth, found_url, listed_date))
+                    queue.append(QueuedPage(url, site.name, depth, found_url, listed_date, state.round(site.name)))
             if request is not None:
                 requests.append(request)
         state.enqueue(queue)
@@ -417,13 +478,26 @@ class NewsSitesSpider(Spider):
             item.flags.extend(result.flags)
             if item.rendered and not result.javascript:
                 item.flags.append("rendered_without_javascript")
+        if result is not None and result.navigated_to and not site.in_scope(result.navigated_to):
+            # The page's script sends it elsewhere: a redirect off the site, not followed (as a 3xx would be).
+            item.error, item.redirect_to = "redirect_offsite", result.navigated_to
+            self._stat("fetch/refused/redirect_offsite")
+            self._stat("crawl/error/redirect_offsite")
+            logger.info("Script navigation off the site %s, not followed: %s -> %s", site.name, response.url,
+                        result.navigated_to)
+            yield item
+            return
         item.page = page
         self._stat("crawl/page")
         self._stat(f"crawl/site/{site.name}")
         kind = listing_kind(response.body) if page.refusal == "not_html" else None
         if kind is not None:  # a feed or sitemap a page linked to: read for its entries, not exported as a page
             self._stat(f"crawl/discovered/{kind}")
+            self._state["pages"][site.name] -= 1  # no page of the site's max_pages
             self.crawl_state.listing(response.meta["canonical_url"], site.name, item.depth or 0)
+            if (item.depth or 0) >= site.max_depth:  # its entries would be links past max_depth
+                self._stat("crawl/skipped/max_depth")
+                return
             response.meta["aux_url"] = response.url
             yield from (self.parse_feed if kind == "feed" else self.parse_sitemap)(response)
             return
@@ -532,12 +606,14 @@ class NewsSitesSpider(Spider):
         request: Request = failure.request  # type: ignore[attr-defined]
         reason = failure_reason(failure)
         kind = request.meta.get("kind", "page")
-        if reason == "robots_forbidden":
-            self._stat("crawl/dropped/robots_forbidden")
+        if reason in ("robots_forbidden", "fetch_refused"):
+            # No record: nothing was fetched (a refusal's reason is in the stats, fetch/refused/<reason>).
+            self._stat(f"crawl/dropped/{reason}")
             if kind == "page":
                 self.crawl_state.forbidden(request.meta["canonical_url"], request.meta["site"],
-                                           request.meta.get("depth", 0))
-            logger.info("Forbidden by robots.txt, not fetched: %s", request.url)
+                                           request.meta.get("depth", 0), reason)
+            if reason == "robots_forbidden":
+                logger.info("Forbidden by robots.txt, not fetched: %s", request.url)
             return
         self._stat(f"crawl/error/{reason}" if kind == "page" else f"crawl/error/{kind}/{reason}")
         detail = short_message(failure.value) if failure.value is not None else ""
@@ -550,6 +626,8 @@ class NewsSitesSpider(Spider):
             item.status = response.status
             item.final_url = response.url
         item.error = reason
+        if isinstance(failure.value, RedirectOffsite):
+            item.redirect_to = failure.value.target
         yield item
 
     def _new_item(self, request: Request, meta: dict[str, Any]) -> Record:

@@ -14,7 +14,7 @@ from extraction.config import ComponentConfig, setting_name
 
 # String settings that hold names of the user's own (paths, URLs, prefixes): anything goes there. Every other
 # string setting is a choice among named values, which its config must check.
-FREE_FORM = {"store", "dir", "model_dir", "file", "warc_prefix", "proxy"}
+FREE_FORM = {"store", "dir", "model_dir", "file", "warc_prefix", "proxy", "worker"}
 
 
 def project() -> Settings:
@@ -88,3 +88,16 @@ def test_a_proxy_must_be_an_address(proxy: str) -> None:
     settings.set("RENDER_PROXY", proxy)
     with pytest.raises(ValueError, match="RENDER_PROXY"):
         check_settings(settings)
+
+
+def test_every_component_config_is_checked() -> None:
+    # A config class that CONFIGS leaves out would take a mistyped value silently (and miss the settings reference).
+    import crawler.commands.crawl  # imports every component the crawl builds
+    import crawler.spiders.news_sites  # noqa: F401
+
+    def subclasses(kind: type) -> set[type]:
+        return {sub for direct in kind.__subclasses__() for sub in {direct} | subclasses(direct)}
+
+    defined = {kind for kind in subclasses(ComponentConfig) if kind.__module__.split(".")[0] != "tests"
+               and not kind.__module__.startswith("extraction.config")}
+    assert defined <= set(CONFIGS), sorted(kind.__name__ for kind in defined - set(CONFIGS))

@@ -14,8 +14,10 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -23,6 +25,7 @@ from demo.server import DemoServer
 from extraction.warc import read_capture
 from tests.crawl_helpers import FAST_SETTINGS, REPO, needs_chromium, run_crawl, sites_yaml
 from tests.crawler.test_crawl_demo import demo_sites
+from tests.fetch_servers import Route, SiteServer
 
 pytestmark = [needs_chromium, pytest.mark.browser]
 
@@ -111,6 +114,27 @@ def _lines(feed: Path) -> list[dict[str, object]]:
     return [json.loads(line) for line in feed.read_text(encoding="utf-8").split("\n") if line.strip()]
 
 
+def _exported_at_least(feeds: list[Path], count: int) -> bool:
+    """Return True once the feeds hold ``count`` whole lines (a line being written is not one yet)."""
+    return sum(feed.read_bytes().count(b"\n") for feed in feeds if feed.exists()) >= count
+
+
+def _kill_when(process: subprocess.Popen[Any], condition: Callable[[], bool] | None, timeout: float = 300) -> None:
+    """Wait for a crawl to end, SIGKILLing it with its workers and browser (its process group) once ``condition``
+    holds (None: run to the end); killed all the same after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    try:
+        while condition is not None and process.poll() is None and time.monotonic() < deadline:
+            if condition():
+                os.killpg(process.pid, signal.SIGKILL)
+                break
+            time.sleep(0.02)
+        process.wait(timeout=max(1.0, deadline - time.monotonic()))
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+
+
 def _done(tmp_path: Path, base: str) -> set[str]:
     with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:
         rows = conn.execute("SELECT url FROM pages WHERE status = 'done'").fetchall()
@@ -121,23 +145,16 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     feeds: list[Path] = []
     in_flight: set[str] = set()
     fetched = Counter[str]()
+    private = {path for site in server.sites for path in site.private_pages}  # what robots.txt forbids
+    forbidden_hits = Counter[str]()
     for run, kill_at in enumerate((8, 40, 70, None)):
         server.reset_hits()
         process, feed = _start(tmp_path, server, f"run{run}")
         feeds.append(feed)
-        deadline = time.monotonic() + 300
-        try:
-            while kill_at is not None and process.poll() is None and time.monotonic() < deadline:
-                if sum(len(_lines(f)) for f in feeds) >= kill_at:
-                    os.killpg(process.pid, signal.SIGKILL)  # the crawl, its extraction workers and its browser
-                    break
-                time.sleep(0.05)
-            process.wait(timeout=max(1.0, deadline - time.monotonic()))
-        finally:
-            if process.poll() is None:
-                os.killpg(process.pid, signal.SIGKILL)
+        _kill_when(process, None if kill_at is None else partial(_exported_at_least, feeds, kill_at))
         log = (tmp_path / f"run{run}.log").read_text(encoding="utf-8")
         fetched.update(_page_hits(server))
+        forbidden_hits.update({path: n for path, n in server.hits.items() if path in private})
         if kill_at is None:
             assert process.returncode == 0, log[-3000:]
             stats = json.loads((tmp_path / f"run{run}.stats.json").read_text(encoding="utf-8"))
@@ -154,6 +171,8 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     exported = [path for feed in feeds for path in _paths(_lines(feed), server.url)]
     duplicates = [path for path, n in Counter(exported).items() if n > 1]
     assert duplicates == []
+    # robots.txt on every path: no run, resumed or not, requested a page it forbids (issue 61).
+    assert private and not forbidden_hits and not set(exported) & private
     # The state holds the last feed and its size after the last completed page: a run killed right after a
     # record's line and before its page was completed finds the line there on the next run (recovered).
     with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:
@@ -223,3 +242,73 @@ def test_since_exports_only_articles_published_after_it(server: DemoServer, tmp_
     assert result.stats["crawl/skipped/before_since"] > 0  # feed and sitemap entries: never requested
     assert result.stats["export/skipped/before_since"] > 0  # found by links: fetched, dated, left out
     assert all(item["date_published"][:10] >= since for item in result.items if item["page_type"] == "article")
+
+
+def _robots_site(articles: int = 12) -> tuple[dict[str, Route], dict[str, Route]]:
+    """Return the routes of a site's two hosts: the home page and a sitemap on one, and on the other the articles
+    the sitemap lists and, between them, pages its robots.txt forbids."""
+    body = "".join(f"<p>Paragraph {n} of a report from the harbour council on ferries and fares.</p>" for n in range(8))
+    home: dict[str, Route] = {
+        "/robots.txt": (200, {"Content-Type": "text/plain"}, b"User-agent: *\nAllow: /\n"),
+        "/site/": (200, {}, f"<html><head><title>Home</title></head><body>{body}</body></html>".encode())}
+    pages: dict[str, Route] = {
+        "/robots.txt": (200, {"Content-Type": "text/plain"}, b"User-agent: *\nDisallow: /site/private/\n")}
+    locs = []
+    for n in range(articles):
+        for path in (f"/site/a{n}.html", f"/site/private/p{n}.html"):
+            pages[path] = (200, {}, f"<html><head><title>Page {path}</title></head><body><h1>{path}</h1>{body}"
+                                    f"</body></html>".encode())
+            locs.append(f"<url><loc>PAGES{path}</loc></url>")
+    home["/site/sitemap.xml"] = (200, {"Content-Type": "application/xml"},
+                                 ('<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+                                  + "".join(locs) + "</urlset>").encode())
+    return home, pages
+
+
+def test_a_resumed_crawl_fetches_no_page_robots_txt_forbids(tmp_path: Path) -> None:
+    # The sitemap's entries are on a second host whose robots.txt is slow: they wait for it together, in the crawl
+    # state's queue. Killed there (and once more later), the crawl resumes with those queued URLs arriving at once
+    # while robots.txt downloads: issue 61, where Scrapy let all but the first of them through
+    # (tests/crawler/test_robots.py).
+    home_routes, page_routes = _robots_site()
+    with SiteServer(home_routes, "127.0.0.1") as home, SiteServer(page_routes, "127.0.0.3", robots_delay=2.0) as pages:
+        status, headers, body = home_routes["/site/sitemap.xml"]
+        home_routes["/site/sitemap.xml"] = (status, headers, body.replace(b"PAGES", pages.url.encode()))
+        sites = [{"name": "harbour", "start_urls": [f"{home.url}/site/"],
+                  "allowed_prefixes": [f"{home.url}/site/", f"{pages.url}/site/"],
+                  "sitemaps": [f"{home.url}/site/sitemap.xml"], "render": False}]
+        articles = {f"{pages.url}{path}" for path in page_routes if path.startswith("/site/a")} | {f"{home.url}/site/"}
+        forbidden = {path for path in page_routes if "/private/" in path}
+        whole = run_crawl(tmp_path, sites, {"TEMPLATES_STORE": str(tmp_path / "whole")}, name="whole")
+        assert whole.returncode == 0 and set(_paths(whole.items, "")) == articles, whole.log[-3000:]
+        assert not {path for path in pages.hits if path in forbidden}
+        pages.hits.clear()
+
+        sites_file = tmp_path / "sites.yaml"
+        sites_file.write_text(sites_yaml(sites), encoding="utf-8")
+        settings = {**FAST_SETTINGS, "TEMPLATES_STORE": str(tmp_path / "state"),
+                    "CRAWL_STATE_STORE": str(tmp_path / "state"), "ARCHIVE_DIR": str(tmp_path / "a")}
+        feeds: list[Path] = []
+        # Killed while the queued pages wait for robots.txt, then after 3 records, then run to its end.
+        for run, kill_when in enumerate((lambda: pages.hits["/robots.txt"] >= 1,
+                                         lambda: _exported_at_least(feeds[-1:], 3), None)):
+            feeds.append(tmp_path / f"run{run}.jsonl")
+            command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites_file}", "-O",
+                       str(feeds[-1]), "-s", f"STATS_FILE={tmp_path / f'run{run}.json'}"]
+            for key, value in settings.items():
+                command += ["-s", f"{key}={value}"]
+            with (tmp_path / f"run{run}.log").open("w") as log:
+                process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT,
+                                           stdin=subprocess.DEVNULL, start_new_session=True)
+            _kill_when(process, kill_when)
+            log_text = (tmp_path / f"run{run}.log").read_text(encoding="utf-8")
+            if kill_when is not None:
+                assert process.returncode == -signal.SIGKILL, f"run {run} ended before its kill:\n{log_text[-3000:]}"
+            if run == 0:  # the forbidden pages were in the queue the next run takes up
+                with sqlite3.connect(tmp_path / "state" / "crawl_state.sqlite3") as conn:
+                    queued = {url for (url,) in conn.execute("SELECT url FROM pages WHERE status = 'queued'")}
+                assert len({url for url in queued if "/private/" in url}) == len(forbidden)
+        assert process.returncode == 0, log_text[-3000:]
+        assert not {path for path in pages.hits if path in forbidden}  # none requested, in any run
+        exported = [path for feed in feeds for path in _paths(_lines(feed), "")]
+        assert sorted(exported) == sorted(articles)  # what the uninterrupted crawl exported, each once

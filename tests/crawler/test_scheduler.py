@@ -81,3 +81,20 @@ def test_an_idle_slot_with_a_page_goes_before_the_other_sites_sitemaps() -> None
     rest = [request.url for request in iter(queue.pop, None)]
     assert len(rest) == 48 and len(queue) == 0
     assert rest[0] == "http://site31.test/sitemap.xml" and "http://site30.test/sitemap.xml" in rest
+
+
+def test_site_scheduler_counts_the_requests_it_holds_per_site_and_leaves_out_what_is_not_admitted() -> None:
+    from crawler.scheduler import SiteScheduler
+
+    crawler = get_crawler(Spider, {"SCHEDULER_PRIORITY_QUEUE": "scrapy.pqueues.ScrapyPriorityQueue"})
+    scheduler = SiteScheduler.from_crawler(crawler)
+    scheduler.open(crawler._create_spider("s"))
+    for n in range(3):
+        scheduler.enqueue_request(Request(f"http://a.test/{n}", meta={"site": "a"}, dont_filter=True))
+    scheduler.enqueue_request(Request("http://b.test/", meta={"site": "b"}, dont_filter=True))
+    scheduler.enqueue_request(Request("http://b.test/robots.txt", dont_filter=True))  # no site: not counted
+    assert scheduler.pending == {"a": 3, "b": 1}
+    scheduler.admit = lambda request: request.meta.get("site") != "a"  # site a's lease is gone
+    popped = [scheduler.next_request() for _ in range(3)]
+    assert sorted(str(r.url) for r in popped if r is not None) == ["http://b.test/", "http://b.test/robots.txt"]
+    assert popped[-1] is None and scheduler.pending == {}

@@ -109,6 +109,9 @@ def _one_site(extra: str) -> str:
         ("    delay: soon\n", "delay", "seconds >= 0"),
         ("    concurrency: 0\n", "concurrency", "positive integer"),
         ("    javascript: sometimes\n", "javascript", "true, false or auto"),
+        ("    redirect_domains: ['https://x.test/']\n", "redirect_domains", "domain names"),
+        ("    redirect_domains: [localhost]\n", "redirect_domains", "domain names"),
+        ("    redirect_domains: 7\n", "redirect_domains", "domain names"),
     ],
 )
 def test_bad_field_is_named_with_entry(extra: str, field: str, problem: str) -> None:
@@ -201,3 +204,21 @@ def test_revisit_and_recrawl_are_site_choices() -> None:
         parse_site_list(_one_site("    revisit: soon\n"))
     with pytest.raises(SiteListError, match="field 'recrawl': must be one of new, changed"):
         parse_site_list(_one_site("    recrawl: always\n"))
+
+
+def test_redirect_scope_is_the_prefixes_the_registered_domain_and_the_redirect_domains() -> None:
+    site = parse_site_list("""
+sites:
+  - name: s
+    start_urls: ["http://news.bbc.co.uk/en/"]
+    allowed_prefixes: ["http://news.bbc.co.uk/en/"]
+    redirect_domains: ["BBC.com.", "新华网.中国"]
+""").sites[0]
+    assert site.domains == {"bbc.co.uk"}
+    assert site.redirect_domains == ("bbc.com", "xn--xkrr14bows.xn--fiqs8s")
+    inside = ["http://news.bbc.co.uk/en/a", "https://www.bbc.co.uk/news/a", "http://bbc.co.uk/", "https://bbc.com/x",
+              "https://www.bbc.com/x", "http://xn--xkrr14bows.xn--fiqs8s/a"]
+    outside = ["http://bbc.co.uk.evil.test/", "http://notbbc.co.uk/", "http://127.0.0.1/", "ftp://news.bbc.co.uk/en/",
+               "http://bbc.com.evil.test/", "http://[::1/"]
+    assert [site.in_scope(url) for url in inside] == [True] * len(inside)
+    assert [site.in_scope(url) for url in outside] == [False] * len(outside)

@@ -43,7 +43,7 @@ def _stat(crawler: Crawler, key: str) -> Any:
 BATCH = 4  # TEMPLATES_BATCH_PAGES of the process() tests (the default, 10, only makes them longer)
 
 
-def _library(store: Path, counts: Counter[str], **settings: Any) -> TemplateLibrary:
+def _library(store: Path | str, counts: Counter[str], **settings: Any) -> TemplateLibrary:
     config = TemplatesConfig.from_settings({"TEMPLATES_STORE": str(store), "TEMPLATES_BATCH_PAGES": BATCH,
                                             "TEMPLATES_REFRESH_INTERVAL": 0, **settings})
     return TemplateLibrary.open(config, count=lambda key: counts.update([key]))
@@ -62,6 +62,23 @@ def _processed(context: Context, seed: int, site: str | None = "gazette") -> tup
     record = process(Page(html.encode("utf-8"), url, "text/html; charset=utf-8", site=site), context)
     jsonschema.validate(record.as_dict(), schema())
     return record, paragraphs
+
+
+def test_a_released_sites_batch_is_parked_for_its_next_owner(location: str) -> None:
+    """Site leases (crawler/leases.py): the worker giving up a site parks its unfinished batch, and the worker that
+    claims the site next continues it, on either backend."""
+    first, second = Counter[str](), Counter[str]()
+    library = _library(location, first)
+    for seed in range(BATCH - 1):
+        _processed(_counting_context(library, first), seed)
+    library.release("gazette")
+    assert "gazette" not in library.summary()  # forgotten: nothing of it left to park at close
+    heir = _library(location, second)
+    _processed(_counting_context(heir, second), BATCH)  # completes the batch it claimed
+    assert second["templates/promoted"] > 0 and first["templates/promoted"] == 0
+    assert heir.store is not None and heir.store.claim("gazette") == []
+    library.close()
+    heir.close()
 
 
 def test_process_learns_a_batch_then_cleans_the_sites_pages(tmp_path: Path) -> None:

@@ -18,8 +18,8 @@ def _done(url: str, round_number: int = 1, **fields: object) -> PageOutcome:
     return PageOutcome(url=url, **values)  # type: ignore[arg-type]
 
 
-def test_rounds_resume_until_a_run_finishes(tmp_path: Path) -> None:
-    state = SQLiteCrawlState(tmp_path / "s.sqlite3")
+def test_rounds_resume_until_a_run_finishes(location: str) -> None:
+    state = open_state(location)
     first = state.begin_run(["a", "b"])
     assert first["a"].number == 1 and not first["a"].resumed
     state.end_run(first, finished=False)  # killed, Ctrl-C, CLOSESPIDER
@@ -30,8 +30,8 @@ def test_rounds_resume_until_a_run_finishes(tmp_path: Path) -> None:
     assert third["a"].number == 2 and not third["a"].resumed
 
 
-def test_queue_and_completion(tmp_path: Path) -> None:
-    state = SQLiteCrawlState(tmp_path / "s.sqlite3")
+def test_queue_and_completion(location: str) -> None:
+    state = open_state(location)
     state.begin_run(["s"])
     state.enqueue([QueuedPage("http://x/1", "s", 1, "http://x/1?utm_source=a", "2026-01-02"),
                    QueuedPage("http://x/2", "s", 2)])
@@ -46,8 +46,8 @@ def test_queue_and_completion(tmp_path: Path) -> None:
     assert "http://x/3" not in known
 
 
-def test_transient_failures_are_retried_a_bounded_number_of_times(tmp_path: Path) -> None:
-    state = SQLiteCrawlState(tmp_path / "s.sqlite3")
+def test_transient_failures_are_retried_a_bounded_number_of_times(location: str) -> None:
+    state = open_state(location)
     state.enqueue([QueuedPage("http://x/1", "s", 1)])
     for attempt in range(1, 4):
         state.complete(_done("http://x/1", status="failed", error="timeout"))
@@ -55,16 +55,16 @@ def test_transient_failures_are_retried_a_bounded_number_of_times(tmp_path: Path
         assert bool(state.queued("s", 3)) == (attempt < 3)
 
 
-def test_a_done_hub_that_fails_stays_a_hub(tmp_path: Path) -> None:
-    state = SQLiteCrawlState(tmp_path / "s.sqlite3")
+def test_a_done_hub_that_fails_stays_a_hub(location: str) -> None:
+    state = open_state(location)
     state.complete(_done("http://x/", round_number=1, page_type="list"))
     state.complete(_done("http://x/", round_number=2, status="failed", error="timeout"))
     page = state.known(["http://x/"])["http://x/"]
     assert page.status == "done" and page.round == 1 and page.page_type == "list"
 
 
-def test_due_hubs_by_round_and_interval(tmp_path: Path) -> None:
-    state = SQLiteCrawlState(tmp_path / "s.sqlite3")
+def test_due_hubs_by_round_and_interval(location: str) -> None:
+    state = open_state(location)
     state.complete(_done("http://x/", round_number=1, page_type="other"))  # a start page, whatever its type
     state.complete(_done("http://x/list/2", round_number=1, page_type="list"))
     state.complete(_done("http://x/article", round_number=1, page_type="article"))
@@ -74,8 +74,8 @@ def test_due_hubs_by_round_and_interval(tmp_path: Path) -> None:
     assert state.due_hubs("s", 2, time.time() - 3600, ["http://x/"]) == []  # revisit interval not over
 
 
-def test_feeds_and_sitemaps_visited_once_per_round(tmp_path: Path) -> None:
-    state = SQLiteCrawlState(tmp_path / "s.sqlite3")
+def test_feeds_and_sitemaps_visited_once_per_round(location: str) -> None:
+    state = open_state(location)
     assert state.aux_due("http://x/feed", 1, time.time())
     state.visit_aux("http://x/feed", "s", "feed", 1)
     assert not state.aux_due("http://x/feed", 1, time.time() + 1)
@@ -83,10 +83,10 @@ def test_feeds_and_sitemaps_visited_once_per_round(tmp_path: Path) -> None:
     assert not state.aux_due("http://x/feed", 2, time.time() - 60)
 
 
-def test_duplicate_index_storage(tmp_path: Path) -> None:
+def test_duplicate_index_storage(location: str) -> None:
     from extraction.dedup import Fingerprint
 
-    state = SQLiteCrawlState(tmp_path / "s.sqlite3")
+    state = open_state(location)
     fp = Fingerprint("abc", b"\x01" * 16)
     state.add("http://x/1", fp, [b"k1", b"k2"])
     assert state.by_hash("abc") == "http://x/1"
@@ -136,12 +136,13 @@ def test_locked_state_fails_within_its_timeout(tmp_path: Path) -> None:
         holder.close()
 
 
-def test_a_killed_runs_exported_lines_after_its_last_completed_page_are_recovered(tmp_path: Path) -> None:
+def test_a_killed_runs_exported_lines_after_its_last_completed_page_are_recovered(tmp_path: Path,
+                                                                                 location: str) -> None:
     from crawler.state import CrawlStateConfig, CrawlStateManager
 
     feed = tmp_path / "run1.jsonl"
     stats: list[str] = []
-    first = CrawlStateManager(CrawlStateConfig(), str(tmp_path / "state"), stats.append)
+    first = CrawlStateManager(CrawlStateConfig(), location, stats.append)
     first.begin(["s"])
     assert first.state is not None
     line = b'{"url": "http://x/1", "site": "s", "depth": 1, "status": 200, "page_type": "article"}\n'
@@ -154,7 +155,7 @@ def test_a_killed_runs_exported_lines_after_its_last_completed_page_are_recovere
     first.state.close()  # no end(): the kill
 
     stats.clear()
-    second = CrawlStateManager(CrawlStateConfig(), str(tmp_path / "state"), stats.append)
+    second = CrawlStateManager(CrawlStateConfig(), location, stats.append)
     second.begin(["s"])
     known = second.known(["http://x/1", "http://x/2", "http://x/3", "http://x/4"])
     assert {url: page.status for url, page in known.items()} == {
@@ -164,7 +165,7 @@ def test_a_killed_runs_exported_lines_after_its_last_completed_page_are_recovere
     second.end("finished")
     # Recovered once: a third run finds nothing after the mark but the cut line.
     stats.clear()
-    third = CrawlStateManager(CrawlStateConfig(), str(tmp_path / "state"), stats.append)
+    third = CrawlStateManager(CrawlStateConfig(), location, stats.append)
     third.begin(["s"])
     assert "state/recovered_exports" not in stats
     third.end("finished")

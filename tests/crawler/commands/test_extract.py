@@ -120,14 +120,17 @@ def test_a_url_with_bytes_no_utf8_holds_is_percent_encoded_and_a_broken_one_refu
 
 
 def test_urls_are_fetched_as_the_crawl_fetches_them(tmp_path: Path) -> None:
-    """-u URL: the crawl's downloader and settings (robots.txt obeyed, HTTP errors as the crawl's reasons), then the
-    same flow as a saved page."""
+    """-u URL: the crawl's downloader and settings (its address policy, robots.txt obeyed, HTTP errors as the crawl's
+    reasons), then the same flow as a saved page."""
     with DemoServer() as server:
         article = next(path for site in server.sites for path, page in site.pages.items()
                        if page.page_type == "article" and path.startswith("/en/"))
         urls = [server.url + article, server.url + "/en/no-such-page.html", server.url + "/en/private/secret.html"]
+        refused = _run("-u", urls[0], "-s", "EXTRACT_WORKERS=0")  # a loopback address no site list names
+        assert refused.returncode == 1 and json.loads(refused.stdout)["error"] == "fetch_refused"
+        assert not server.hits
         done = _run(*[arg for url in urls for arg in ("-u", url)], "-s", "EXTRACT_WORKERS=0",
-                    "-s", "RETRY_ENABLED=False")
+                    "-s", "RETRY_ENABLED=False", "-s", "FETCH_ALLOW_HOSTS=127.0.0.1")
     assert done.returncode == 0, done.stderr[-3000:]
     records = [json.loads(line) for line in done.stdout.splitlines()]
     assert [r["url"] for r in records] == urls

@@ -53,3 +53,64 @@ def test_unusable_state_exits_2(tmp_path: Path) -> None:
     (tmp_path / "crawl_state.sqlite3").write_bytes(b"not a database at all" * 100)
     result = _state(["list"], tmp_path)
     assert result.returncode == 2 and "corrupt" in result.stderr
+
+
+def test_list_shows_each_sites_owner_and_lease_on_a_shared_state(pg_uri: str) -> None:
+    from templates_db.pgstate import PostgresCrawlState
+
+    worker = PostgresCrawlState(pg_uri, worker="alpha")
+    worker.start_leasing("alpha", 60)
+    (claim,) = worker.claim(["news", "sport"], 1, 0.0, 60)
+    worker.enqueue([QueuedPage("http://n.test/b", "news", 1, round=1)])
+    try:
+        listed = subprocess.run([sys.executable, "-m", "scrapy", "state", "list", "--store", pg_uri], cwd=REPO,
+                                capture_output=True, text=True, stdin=subprocess.DEVNULL, timeout=120)
+    finally:
+        worker.close()
+    assert listed.returncode == 0, listed.stderr
+    header, row = listed.stdout.split("\n")[:2]
+    assert header.split()[-3:] == ["owner", "lease", "renewed"]
+    assert claim.site == "news" and row.split()[:2] == ["news", "1"] and row.split()[-3] == "alpha"
+    assert row.split()[-2].endswith("s") and row.split()[-1].endswith("s")  # seconds ago, the database's clock
+
+
+def test_copy_moves_a_one_machine_state_and_templates_into_postgresql(tmp_path: Path, pg_uri: str) -> None:
+    from templates_db.store import Candidate, ParkedBatch, open_store
+
+    state = open_state(tmp_path)
+    rounds = state.begin_run(["news"])
+    state.enqueue([QueuedPage("http://n.test/b", "news", 1, round=1)])
+    state.complete(PageOutcome(url="http://n.test/a", site="news", status="done", depth=1, round=1,
+                               fetched_at=time.time(), page_type="article", exported=True, text_hash="h",
+                               record={"title": "A"}, aliases=(("http://n.test/amp/a", "amp"),)))
+    state.end_run(rounds, finished=True)
+    state.close()
+    store = open_store(tmp_path)
+    store.promote("news", 10, [Candidate("a", "Home", 9), Candidate("p", "© News", 8)])
+    store.park("news", ParkedBatch(3, [("a", "Home", 3)]))
+    store.close()
+
+    copied = subprocess.run([sys.executable, "-m", "scrapy", "state", "copy", "--to", pg_uri, "--store",
+                             str(tmp_path), "--templates", str(tmp_path)], cwd=REPO, capture_output=True, text=True,
+                            stdin=subprocess.DEVNULL, timeout=120)
+    assert copied.returncode == 0, copied.stderr
+    assert "Copied the crawl state" in copied.stdout and "Copied the template store" in copied.stdout
+    shared = open_state(pg_uri)
+    try:
+        assert shared.known(["http://n.test/amp/a"])["http://n.test/amp/a"].url == "http://n.test/a"
+        assert [q.url for q in shared.queued("news", 3)] == ["http://n.test/b"]
+        assert shared.summary()["news"]["completed_round"] == 1
+    finally:
+        shared.close()
+    templates = open_store(pg_uri)
+    try:
+        assert [t.text for t in templates.templates("news")] == ["Home", "© News"]
+        templates.promote("news", 10, [Candidate("li", "Sport", 10)])  # ids go on after the copied ones
+        assert [t.id for t in templates.templates("news")] == [1, 2, 3]
+        assert templates.claim("news") == [ParkedBatch(3, [("a", "Home", 3)])]
+    finally:
+        templates.close()
+    again = subprocess.run([sys.executable, "-m", "scrapy", "state", "copy", "--to", pg_uri, "--store",
+                            str(tmp_path)], cwd=REPO, capture_output=True, text=True, stdin=subprocess.DEVNULL,
+                           timeout=120)
+    assert again.returncode == 2 and "already holds rows" in again.stderr  # never merged into a used database

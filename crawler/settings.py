@@ -88,7 +88,7 @@ PLAYWRIGHT_LAUNCH_OPTIONS = {
         "--force-webrtc-ip-handling-policy=disable_non_proxied_udp",
         # Not "--renderer-process-limit=4": pages sharing a renderer share its main thread, so one page whose
         # script hangs stalls the others (the offline renderer's bad-pages test failed 4 runs of 8 with it,
-        # 0 of 8 without), for +7% pages/s on replayed pages (README "Benchmark").
+        # 0 of 8 without), for +7% pages/s on replayed pages (docs/evaluation/performance.md).
     ],
 }
 # Pages rendering at once: the renderer's own limit (RenderConfig.concurrency), apart from politeness.
@@ -104,7 +104,7 @@ RENDER_PROXY = os.environ.get("http_proxy") or os.environ.get("HTTP_PROXY") or "
 # RENDER_ENABLED, RENDER_SCREENSHOTS, RENDER_SCREENSHOT_REGION/FORMAT/QUALITY, RENDER_VIEWPORT_WIDTH/HEIGHT,
 # RENDER_MAX_HEIGHT, RENDER_LOAD_TIMEOUT, RENDER_SCREENSHOT_TIMEOUT, RENDER_SERIALIZE_SCREENSHOTS,
 # RENDER_BLOCK_RESOURCES, RENDER_CRASH_RETRIES, RENDER_DEADLINE: defaults in crawler/middlewares/render_config.py
-# (RenderConfig), README "Settings".
+# (RenderConfig), docs/reference/settings.md.
 # SOURCE_PREFER, SOURCE_RENDERED_BELOW, SOURCE_RENDERED_RATIO (raw or rendered HTML for the text):
 # defaults in extraction/process.py (SourceConfig).
 
@@ -165,7 +165,7 @@ ITEM_PIPELINES = {
 
 # --- crawl state and duplicates (crawler/state.py, templates_db/state.py, extraction/dedup.py) ---------------
 # CRAWL_STATE_ENABLED, _STORE (default: the site list's own, crawler/outputs.py), _RECRAWL, _REVISIT,
-# _MAX_ATTEMPTS, _TIMEOUT: defaults in crawler/state.py (CrawlStateConfig), README "Scheduled crawls".
+# _MAX_ATTEMPTS, _TIMEOUT: defaults in crawler/state.py (CrawlStateConfig), docs/guides/scheduled-crawls.md.
 # With CRAWL_STATE_STORE=postgresql://... the sites are leased to any number of workers: CRAWL_LEASE_WORKER, _SITES,
 # _KEEPALIVE, _INTERVAL, _WAIT, _POLL, _CHECK: defaults in crawler/leases.py (LeaseConfig), docs/distributed.md.
 # DEDUP_ENABLED, _THRESHOLD, _SHINGLE, _PERMUTATIONS, _MIN_CHARS, _DROP: defaults in extraction/dedup.py.
@@ -188,7 +188,7 @@ EXTENSIONS = {
     "crawler.extensions.GarbageCollectorExtension": 530,  # gc.freeze and higher thresholds once the spider opens
 }
 STATS_FILE = ""  # path: the final stats as JSON (for scheduled crawls, monitoring, tests)
-# REPORT_ENABLED, REPORT_FILE: defaults in crawler/extensions.py (ReportConfig); README "The crawl report".
+# REPORT_ENABLED, REPORT_FILE: defaults in crawler/extensions.py (ReportConfig); docs/guides/crawl-report.md.
 
 # Quiet by default: each command prints its progress line, warnings and a short summary (crawler/logs.py); -L INFO
 # brings back Scrapy's own lines (versions, settings, components, the stats dump), -L DEBUG one line per page.

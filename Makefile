@@ -10,7 +10,7 @@ TEST_SYSTEM_PACKAGES := postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages test-system-packages python-packages extras newsplease fundus demo test lint bench bench-distributed bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages test-system-packages python-packages extras newsplease fundus demo test lint docs bench bench-distributed bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -34,7 +34,7 @@ test-system-packages:
 python-packages: $(VENV)/.installed
 
 # The checkout itself is installed in editable mode (pyproject.toml): the `newscorpus` command, from any directory.
-$(VENV)/.installed: requirements.txt requirements-dev.txt pyproject.toml
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-docs.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check pip==26.3
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt
@@ -67,6 +67,12 @@ test: setup test-system-packages
 lint: setup
 	$(BIN)/ruff check .
 	$(BIN)/mypy
+
+# The manual (mkdocs.yml, docs/): built into build/docs/ with every warning an error (a broken link or anchor, a
+# page left out of the nav, a malformed external link); its reference pages are generated from the code
+# (docs/reference.py). Open build/docs/index.html. The test suite builds it too (tests/docs/test_site.py).
+docs: setup
+	$(BIN)/mkdocs build --strict --clean
 
 # Crawl benchmark: rendered vs plain HTTP on the demo sites, side by side.
 bench: setup
@@ -141,4 +147,4 @@ bench-lists: extras
 	$(BIN)/python -m bench.lists_eval
 
 clean:
-	rm -rf output .pytest_cache .mypy_cache .ruff_cache
+	rm -rf output build/docs .pytest_cache .mypy_cache .ruff_cache

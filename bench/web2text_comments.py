@@ -1,6 +1,6 @@
 """Where Web2Text loses to the SVM pipeline on Dragnet, and how the training sets label comments.
 
-``python -m bench.web2text_comments [--top N]``. Two measurements behind the README's Web2Text section:
+``python -m bench.web2text_comments [--top N]``. Two measurements behind docs/evaluation/index.md's Web2Text section:
 
 * **Comments in the training labels**: over the article pages of the train sets
   (``evaluation.folds.training_pages``), the characters of CDOM leaves that lie under an element

@@ -43,7 +43,8 @@ import yaml
 from crawler.domains import registered_domain
 from crawler.urls import TRAILING_SLASH_MODES, TrailingSlash, canonical_url
 
-# Defaults for a site entry; documented in the README's site-list section.
+# Defaults for a site entry (the manual's site-list reference shows them).
+
 DEFAULT_MAX_PAGES = 1000
 DEFAULT_MAX_DEPTH = 10
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]*$")
@@ -53,11 +54,37 @@ _DURATION_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([smhd]?)\s*$")
 _DURATION_UNITS = {"": 1, "s": 1, "m": 60, "h": 3600, "d": 86400}
 RECRAWL_MODES = ("new", "changed")
 
-_KNOWN_FIELDS = frozenset(
-    {"name", "start_urls", "allowed_prefixes", "follow", "deny", "feeds", "sitemaps",
-     "max_pages", "max_depth", "render", "trailing_slash", "delay", "concurrency", "javascript",
-     "revisit", "recrawl", "redirect_domains"}
-)
+# The top-level keys of a site-list file, and what each holds.
+TOP_LEVEL_KEYS = {
+    "sites": "the list of site entries (required, at least one)",
+    "defaults": "optional: fields merged into every site entry (an entry's own value wins)",
+}
+# Every field a site entry may have, and what it means: the validator refuses any other (naming these), and the
+# manual's site-list reference is made from this table (docs/reference.py), so the two cannot drift apart.
+SITE_FIELDS = {
+    "name": "required: the site's name, letters, digits and . _ - (unique in the list); records carry it as `site`",
+    "start_urls": "pages the crawl starts from (absolute http(s) URLs inside `allowed_prefixes`); a site needs "
+                  "start URLs, feeds or sitemaps",
+    "allowed_prefixes": "required: URL prefixes of the site; links outside them are not followed",
+    "feeds": "RSS 2.0 or Atom feeds whose entries are start points",
+    "sitemaps": "sitemaps or sitemap indexes (.xml or .gz) whose URLs are start points",
+    "follow": "regular expressions: when given, only links matching one are followed",
+    "deny": "regular expressions: links matching one are never followed",
+    "max_pages": "pages requested for this site at most, in one run",
+    "max_depth": "link hops from a start point at most",
+    "render": "true: pages are rendered in Chromium after the fetch, with a screenshot; false: plain HTTP",
+    "trailing_slash": "keep, strip or add the trailing slash of a URL's path when it is canonicalised",
+    "delay": "fixed seconds between two requests to this site (AutoThrottle off for it)",
+    "concurrency": "requests in flight to this site (default CONCURRENT_REQUESTS_PER_DOMAIN)",
+    "javascript": "run the page's scripts when rendering: true, false or auto (default: RENDER_JAVASCRIPT)",
+    "revisit": "start and list pages, feeds and sitemaps are fetched again at most this often: seconds, or 90s, "
+               "30m, 6h, 1d (default CRAWL_STATE_REVISIT: every run)",
+    "recrawl": "new: known articles are not fetched again; changed: checked again and exported when their text "
+               "changed (default CRAWL_STATE_RECRAWL, or -a recrawl=)",
+    "redirect_domains": "domains (and their subdomains) redirects may lead to besides the site's own registered "
+                        "domain, e.g. where the site moved (the fetch policy's scope)",
+}
+_KNOWN_FIELDS = frozenset(SITE_FIELDS)
 
 
 class SiteListError(ValueError):
@@ -210,7 +237,7 @@ def _parse(text: str, source: str, bound: tuple[tuple[str, str | None], ...]) ->
     defaults = data.get("defaults") or {}
     if not isinstance(defaults, dict):
         raise SiteListError(f"{source}: 'defaults' must be a mapping")
-    unknown_top = set(data) - {"sites", "defaults"}
+    unknown_top = set(data) - set(TOP_LEVEL_KEYS)
     if unknown_top:
         raise SiteListError(f"{source}: unknown top-level key(s): {', '.join(sorted(unknown_top))}")
     sites: list[SiteConfig] = []

@@ -93,7 +93,7 @@ class DedupConfig(ComponentConfig):
     """DEDUP_* settings (``bench/results/dedup.md`` has the measurements behind the defaults)."""
 
     prefix: ClassVar[str] = "DEDUP"
-    enabled: bool = True
+    enabled: bool = True  # off: no fingerprints, no duplicate_of (the crawl state still skips known URLs)
     # Estimated containment at which a text is a near-duplicate of an earlier one: the share of the
     # shorter text's shingles that the other has (estimated from the MinHash Jaccard similarity and the
     # two shingle counts). A copy in another frame keeps nearly all of the article's shingles and adds

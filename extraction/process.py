@@ -7,8 +7,8 @@ The steps, in order, on the page's one parsed tree (:attr:`extraction.page.Page.
    measures). When that gives less than ``SOURCE_RENDERED_BELOW`` characters of text and the DOM
    shows at least ``SOURCE_RENDERED_ADDED`` more characters of visible text than the fetched HTML
    (content built by scripts), the flow reads the DOM too and keeps the longer text. The choice is
-   ``text_source`` in the record and ``extract/source/<raw|rendered>`` in stats (README, "Raw or
-   rendered"); the step counts of such a page are those of its first reading;
+   ``text_source`` in the record and ``extract/source/<raw|rendered>`` in stats (docs/guides/rendering.md,
+   "Raw or rendered"); the step counts of such a page are those of its first reading;
 1. **door**: a page that is empty or not HTML gets ``error`` ("empty", "not_html") and nothing
    else runs (:func:`extraction.page.sniff`); a page lxml cannot parse gets "unparsable";
 2. **page type** (paper 000, :mod:`extraction.pagetype.models`) on the whole page, with the
@@ -72,7 +72,7 @@ PIPELINE = "pipeline"  # the default method: page type, then the block classifie
 LIST_METHOD = "list"
 # Take list pages' text from the list extractor too (their entries always come from it). Off:
 # on held-out pages it raised WCXB list F1 0.548 -> 0.555 but cost L3S-GN1's news articles
-# 0.912 -> 0.894 (link-heavy articles typed list; README, page-type section).
+# 0.912 -> 0.894 (link-heavy articles typed list; docs/evaluation/page-type.md).
 ROUTE_LISTS = False
 
 Count = Callable[[str, int], Any]
@@ -106,7 +106,8 @@ class PageTypeConfig(ComponentConfig):
     enabled: bool = True  # off: pages are not typed (page_type null, no list entries)
     model_dir: str = ""  # folder with meta.json and the ONNX models (empty: models/pagetype/)
     # On: a page with a screenshot is typed by the screenshot CNN fused with the DOM/URL model. Off by default:
-    # on the validation sites the fusion did not type more pages right than the DOM/URL model alone (README).
+    # on the validation sites the fusion did not type more pages right than the DOM/URL model alone
+    # (docs/how-it-works/page-type.md).
     fusion: bool = False
 
 

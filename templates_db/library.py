@@ -51,12 +51,12 @@ class TemplatesConfig(ComponentConfig):
     enabled: bool = True  # off: no learning, no template cleaning
     store: str = str(TEMPLATES_DIR)  # folder (SQLite file inside), .sqlite3 path, or URL; default: the checkout's
     learn: bool = True  # off: apply the stored templates only
-    batch_pages: int = algo.BATCH_PAGES
-    min_frequency: int = algo.MIN_FREQUENCY
-    guard_min_chars: int = algo.GUARD_MIN_CHARS
-    guard_min_share: float = algo.GUARD_MIN_SHARE
-    drift_window: int = algo.DRIFT_WINDOW
-    drift_ratio: float = algo.DRIFT_RATIO
+    batch_pages: int = algo.BATCH_PAGES  # N1 of paper 004: pages per learning batch
+    min_frequency: int = algo.MIN_FREQUENCY  # N2 of paper 004: pages of a batch a leaf tag is on to become a template
+    guard_min_chars: int = algo.GUARD_MIN_CHARS  # guard: a leaf this long stays unless its template is site-wide
+    guard_min_share: float = algo.GUARD_MIN_SHARE  # guard: share of a batch's pages that makes a template site-wide
+    drift_window: int = algo.DRIFT_WINDOW  # layout drift: the last pages whose match rate is watched
+    drift_ratio: float = algo.DRIFT_RATIO  # layout drift: retire the templates under this share of the promised rate
     refresh_interval: float = 5.0  # s between checks for templates written by other processes
 
     def validate(self) -> None:

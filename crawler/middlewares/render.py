@@ -318,7 +318,7 @@ class RenderMiddleware:
         await page.route("**", handle)
 
     def _seconds(self, phase: str, started: float) -> None:
-        """Add the milliseconds since ``started`` to ``render/ms/<phase>`` (README, "Stats")."""
+        """Add the milliseconds since ``started`` to ``render/ms/<phase>`` (docs/reference/stats.md)."""
         self.stats.inc_value(f"render/ms/{phase}", round(1000 * (time.monotonic() - started)))
 
     async def _read_page(self, request: Request, browser_request: Request, result: RenderResult, document: str | None,

@@ -31,20 +31,20 @@ SCREENSHOT_FORMATS = ("png", "jpeg")
 
 @dataclass(frozen=True)
 class RenderConfig(ComponentConfig):
-    """RENDER_* settings (README, "Settings"); the offline renderer reads the same ones."""
+    """RENDER_* settings (docs/reference/settings.md); the offline renderer reads the same ones."""
 
     prefix: ClassVar[str] = "RENDER"
     enabled: bool = True  # off: every site over plain HTTP, no screenshots
-    screenshots: bool = True
-    viewport_width: int = 1280
-    viewport_height: int = 800
+    screenshots: bool = True  # off: pages are rendered without a screenshot
+    viewport_width: int = 1280  # browser viewport, CSS px
+    viewport_height: int = 800  # browser viewport, CSS px
     # "top": the region the page-type model reads (CROP_RATIO x viewport width); "full": the whole page,
     # up to max_height.
     screenshot_region: str = "top"
     screenshot_format: str = "png"  # png (lossless) or jpeg
     # Image pixels per CSS pixel (the browser's device scale factor): the page is laid out at viewport_width
     # CSS px either way. 0.5 gives a 640 x 1280 top region, which the page-type model reduces to 224 x 448;
-    # rasterising and encoding a quarter of the pixels made rendering 24% faster (README, "Rendering").
+    # rasterising and encoding a quarter of the pixels made rendering 24% faster (docs/guides/rendering.md).
     screenshot_scale: float = 0.5
     screenshot_quality: int = 80  # jpeg quality, 1-100
     # Full-page screenshots stop at this height (CSS px = image px). Chromium cannot capture beyond its
@@ -54,17 +54,19 @@ class RenderConfig(ComponentConfig):
     screenshot_timeout: float = 20.0  # s
     # One capture at a time, page brought to front, for the top region too. Full-page captures always are:
     # several at once sometimes repeat the top of the page down the image (puppeteer#1576); viewport
-    # captures of the top region never resize the page and run in parallel (README, "Screenshots").
+    # captures of the top region never resize the page and run in parallel (docs/guides/rendering.md).
     serialize_screenshots: bool = False
+    # Resource types Chromium refuses (a Content-Security-Policy on the served document, block_policy()); xhr, fetch
+    # and eventsource only together; document and other never.
     block_resources: tuple[str, ...] = ("media", "font", "subframe", "texttrack", "websocket", "manifest")
     proxy: str = ""  # http://host:port for Chromium's own requests (crawler/settings.py: from $http_proxy)
     # Scripts of the page run when rendering: "on", "off", or "auto": on only when the fetched HTML shows less
     # than javascript_below characters of visible text (a page whose scripts build its content); the text
     # comes from the fetched HTML otherwise (SOURCE_*), and the screenshot shows the page as served. Measured
     # on 120 real pages: 25% more pages a second without scripts; 4.6% of 2,000 real pages are under 2,000
-    # characters. A site may say `javascript: true|false` in the site list (README, "Rendering").
+    # characters. A site may say `javascript: true|false` in the site list (docs/guides/rendering.md).
     javascript: str = "auto"
-    javascript_below: int = 2000
+    javascript_below: int = 2000  # characters of visible text in the fetched HTML under which scripts run (auto)
     # Pages rendering at once: the renderer's own limit, apart from per-site politeness.
     concurrency: int = field(default=4, metadata={"setting": "PLAYWRIGHT_MAX_PAGES_PER_CONTEXT"})
     # Pages of rendered sites fetched and not yet rendered, at most (0: 4 x the render concurrency). Without a

@@ -9,7 +9,7 @@ from pathlib import Path
 # Debian's builds, in order of preference. chromium-headless-shell is Chromium's "old" headless mode
 # (the browser Playwright itself runs headless): measured on 120 real pages, 2 cores, 4 pages at once,
 # 2.16 pages/s against 1.72 for the full browser's new headless mode, same screenshots
-# (README, "Rendering").
+# (docs/guides/rendering.md).
 CHROMIUM_CANDIDATES = ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
 
 

@@ -161,8 +161,8 @@ class NewsSitesSpider(Spider):
             for uri, options in crawler.settings.getdict("FEEDS").items():
                 if not durable(str(uri), options):
                     logger.warning("Feed %s is not written line by line to a local file: a crawl killed before it "
-                                   "closes loses records the crawl state counts as exported (README, Scheduled "
-                                   "crawls)", uri)
+                                   "closes loses records the crawl state counts as exported "
+                                   "(docs/guides/scheduled-crawls.md)", uri)
         return spider
 
     def _name_outputs(self, settings: BaseSettings, sites_file: str) -> CrawlOutputs:

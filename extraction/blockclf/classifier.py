@@ -90,7 +90,7 @@ FAVORS = (BALANCED, "precision", "recall")
 MAX_BLOCKS = 5_000
 # The fallback (module docstring) keeps the blocks at least this share as probable as the most probable
 # one. Fixed at a half before measuring: against the most probable block alone, 14 of 3,445 held-out and
-# Dragnet training pages changed, 6 better, 5 worse and 3 equal (README, the stacked model's section).
+# Dragnet training pages changed, 6 better, 5 worse and 3 equal (docs/how-it-works/block-classifier.md).
 FALLBACK_SHARE = 0.5
 # Rows per onnxruntime call. The RBF graph holds a few (rows x support vectors) float64 matrices at
 # once: with 4,594 support vectors, measured +38 MB of memory at 256 rows, +150 MB at 1,024 and

@@ -27,7 +27,7 @@ blocks (or paragraphs) to add or drop; ``classify`` applies them and counts each
 * ``trailing_headings``: on article pages, headings (and short lines that end with a colon) at the end of the text,
   with nothing kept after them, go.
 
-docs/block-rules.md gives each rule's measurements (the README's "Block classifier" section sums them up).
+docs/history/block-rules.md gives each rule's measurements (docs/how-it-works/block-classifier.md sums them up).
 """
 
 from __future__ import annotations

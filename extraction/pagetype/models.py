@@ -5,7 +5,7 @@ Here three ONNX models in ``models/pagetype/`` (trained by ``models/training/``)
 
 - an **image model** on the screenshot: a small residual network (``resnet``, 448x224 input,
   three classes); paper 000's LeNet-5 (224x224, article vs list) is shipped beside it for the
-  comparison in the README and the bench;
+  comparison in docs/evaluation/page-type.md and the bench;
 - the **DOM/URL model** (``extraction.pagetype.features``: link-text shares, repeated structures,
   og:type and JSON-LD types, URL shape);
 - their **fusion**: a weighted product of the two distributions, p ~ p_img^w x p_dom^(1-w),

@@ -24,7 +24,7 @@ Readings chosen where the paper is silent (tested in ``tests/extraction/template
   well, with its whole text: such licence and "quotes are delayed" lines have no leaf that
   carries them. Guard rule 1 never deletes a word out of a sentence; this deletes a sentence
   only when the whole of it recurs. On msv-big5 it raised the non-gold text removed from 44%
-  to 51% with the gold text removed unchanged (0.04%) (README, template library).
+  to 51% with the gold text removed unchanged (0.04%) (docs/evaluation/duplicates-and-templates.md).
 * **Frequency counts pages**, not occurrences: a tag that appears three times on one page
   counts once. Counting occurrences (the literal reading of step 2) would make a "share"
   button repeated three times a template after a single page, against the paper's own Fig. 3

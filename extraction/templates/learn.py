@@ -20,7 +20,7 @@ MIN_FREQUENCY = 3
 # Ours, layout drift (DriftMonitor): the recent match rate is the mean, over the last
 # DRIFT_WINDOW pages (one batch), of the share of the site's core templates found on a page; drift
 # is declared when it falls below DRIFT_RATIO x the rate the templates' own batches promise (sites
-# with at least DRIFT_MIN_TEMPLATES templates). Measured on msv-big5 in the README.
+# with at least DRIFT_MIN_TEMPLATES templates). Measured on msv-big5: docs/evaluation/duplicates-and-templates.md.
 DRIFT_WINDOW = 10
 DRIFT_RATIO = 0.5
 DRIFT_MIN_TEMPLATES = 5

@@ -11,7 +11,7 @@ sites) in log-odds, and the leaf is kept when the sum is at least 0:
 Nothing in the rule was fitted on evaluation pages: it has no parameter of its own. When no leaf
 passes, the leaves of the blocks the SVM kept are the text (its own fallback included), so a
 page with text never comes out empty. The SVM's paragraph denoiser is not applied (Web2Text
-decides at the finer leaf level). Measured against the pipeline in the README (Web2Text section):
+decides at the finer leaf level). Measured against the pipeline in docs/evaluation/index.md (Web2Text):
 higher mean F1 over the five held-out sets, lower on Dragnet, so it is a method of its own and
 not the pipeline's default.
 """

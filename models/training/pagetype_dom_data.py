@@ -67,7 +67,7 @@ def training_items() -> list[Item]:
 
     chinese-wced-dev is an article-body set (every page is a news article, its reader types them
     "article"): the only real Chinese pages a shipped model may train on. Added after gne-chinese
-    (held out) showed Chinese portal articles typed as lists (0.61 without them; README).
+    (held out) showed Chinese portal articles typed as lists (0.61 without them; docs/evaluation/page-type.md).
     """
     from demo.content import build_sites  # the demo generator, only needed here
 

@@ -14,7 +14,7 @@ make no article longer. The copy keeps its label and the CV group of its page.
 The body (``body_container``): the element whose ``<p>`` children hold the most text; the copy drops every
 child after the last kept ``<p>``. A body of at most the kept count plus one ``<p>`` children gets no copy (it
 is short already). The paragraph range was chosen by grouped-CV macro-F1 among (2, 6), (3, 8) and (5, 12)
-(README, page type).
+(docs/evaluation/page-type.md).
 """
 
 from __future__ import annotations

@@ -92,7 +92,7 @@ def test_a_proxy_must_be_an_address(proxy: str) -> None:
 
 def test_every_component_config_is_checked() -> None:
     # A config class that CONFIGS leaves out would take a mistyped value silently (and miss the settings reference).
-    import crawler.commands.crawl  # noqa: F401  (imports every component the crawl builds)
+    import crawler.commands.crawl  # imports every component the crawl builds
     import crawler.spiders.news_sites  # noqa: F401
 
     def subclasses(kind: type) -> set[type]:

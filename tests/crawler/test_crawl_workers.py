@@ -63,13 +63,14 @@ def _site_of(server: DemoServer, path: str) -> str | None:
 
 def _start(tmp_path: Path, name: str, run: str, uri: str, sites: Path, **settings: str) -> tuple[
         subprocess.Popen[str], Path]:
-    feed = tmp_path / f"{run}.jsonl"
+    feed = tmp_path / f"{name}-{run}.jsonl"  # the README's -o 'out/%(worker)s-%(time)s.jsonl', %(worker)s filled in
     merged = {**FAST_SETTINGS, "CRAWL_STATE_STORE": uri, "TEMPLATES_STORE": uri, "CRAWL_LEASE_WORKER": name,
               "CRAWL_LEASE_SITES": "1", "CRAWL_LEASE_CHECK": "0.2", "CRAWL_LEASE_POLL": "1", "EXTRACT_WORKERS": "1",
               "CONCURRENT_REQUESTS_PER_DOMAIN": str(PER_SITE), "ARCHIVE_DIR": str(tmp_path / f"archive-{run}"),
               "STATS_FILE": str(tmp_path / f"{run}.stats.json"), "LOG_LEVEL": "INFO",
               "DEFAULT_REQUEST_HEADERS": json.dumps({HEADER: run}), **settings}
-    command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites}", "-o", str(feed)]
+    command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites}", "-o",
+               str(tmp_path / f"%(worker)s-{run}.jsonl")]
     for key, value in merged.items():
         command += ["-s", f"{key}={value}"]
     log = (tmp_path / f"{run}.log").open("w")

@@ -74,8 +74,10 @@ class HelpFormatter(ScrapyHelpFormatter):
     def format_part_strings(self, part_strings: list[str]) -> list[str]:
         if part_strings and part_strings[0].startswith("usage: "):
             part_strings[0] = "Usage\n=====\n  " + part_strings[0].removeprefix("usage: ")
+        # An option's first help line is a part of its own after the option's name (which ends without a newline).
         headings = [index for index, part in enumerate(part_strings)
-                    if part.endswith(":\n") and part.count("\n") == 1 and not part[:1].isspace()]
+                    if part.endswith(":\n") and part.count("\n") == 1 and not part[:1].isspace()
+                    and (index == 0 or part_strings[index - 1].endswith("\n"))]
         for index in reversed(headings):
             char = "-" if "Global Options" in part_strings[index] else "="
             title = part_strings[index].removesuffix(":\n").title()

@@ -30,6 +30,7 @@ from dataclasses import dataclass, field
 
 from lxml import etree, html
 
+from extraction.dom.pagetable import PageTable
 from extraction.dom.text import BLOCK_TAGS as LINE_BREAK_TAGS
 from extraction.dom.text import INVISIBLE_TAGS, is_hidden
 
@@ -127,10 +128,10 @@ class PageTotals:
     imgs: int
     max_depth: int  # deepest visible element, the top at depth 0
     lines: int  # paragraphs on the page
-    # The walk's top and the elements it skipped there (SKIPPED_TAGS, hidden elements; not those inside
-    # them): CETD counts the same page without them (extraction.blockclf.features).
+    # The walk's top, and the page table the blocks were read from (extraction.dom.table), which the block and
+    # page-type features read (CETD counts the page without the elements the segmentation skipped there).
     top: html.HtmlElement | None = field(default=None, compare=False, repr=False)
-    skipped: frozenset[html.HtmlElement] = field(default=frozenset(), compare=False, repr=False)
+    table: PageTable | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +151,7 @@ class Block:
     tags: int  # elements, the block element itself included
     deco_tags: int  # DECORATION_TAGS elements
     page: PageTotals
+    node: int = field(default=-1, compare=False, repr=False)  # the element's index in ``page.table`` (-1: none)
 
     @property
     def text_chars(self) -> int:
@@ -216,8 +218,48 @@ def page_blocks(root: html.HtmlElement) -> list[Block]:
     """Return the blocks of a page (document or element) that have own visible text, in document order.
 
     The top of the walk (see ``walk_top``) is always a block, whatever its tag, so every visible
-    text node has a block. The tree is not modified.
+    text node has a block. The tree is not modified. Read from the page table (``extraction.dom.table``),
+    which its features read too (``PageTotals.table``).
     """
+    from extraction.dom.table import page_table
+
+    top = walk_top(root)
+    return table_blocks(page_table(top), top)
+
+
+def table_blocks(table: PageTable, top: html.HtmlElement) -> list[Block]:
+    """Return the blocks of a page table (``page_blocks``)."""
+    text = table.text
+    starts, counts, linked, owners = (table.line_start.tolist(), table.line_chars.tolist(), table.line_link.tolist(),
+                                      table.line_region.tolist())
+    links = [min(link, count) for link, count in zip(linked, counts, strict=True)]
+    page = PageTotals(table.elements, sum(counts), sum(links), int(table.region_links.sum()),
+                      int(table.region_imgs.sum()), table.max_depth, table.lines, top, table)
+    by_region: dict[int, list[Paragraph]] = {}
+    for number, (start, count, link, owner) in enumerate(zip(starts, counts, links, owners, strict=True)):
+        paragraphs = by_region.get(owner)
+        if paragraphs is None:
+            paragraphs = by_region[owner] = []
+        paragraphs.append(Paragraph(text[start:start + count], len(paragraphs), count, link, number, number))
+    elements = table.region_elements
+    nodes, orders, depths = table.region_node.tolist(), table.region_order.tolist(), table.region_depth.tolist()
+    tags, region_links, imgs, deco = (table.region_tags.tolist(), table.region_links.tolist(),
+                                      table.region_imgs.tolist(), table.region_deco.tolist())
+    blocks: list[Block] = []
+    for region in sorted(by_region):
+        paragraphs = by_region[region]
+        blocks.append(Block(
+            element=elements[region], index=len(blocks), order=orders[region], depth=depths[region],
+            text="\n".join(p.text for p in paragraphs), paragraphs=paragraphs,
+            chars=sum(p.chars for p in paragraphs), link_chars=sum(p.link_chars for p in paragraphs),
+            links=region_links[region], imgs=imgs[region], tags=tags[region], deco_tags=deco[region], page=page,
+            node=nodes[region],
+        ))
+    return blocks
+
+
+def page_blocks_reference(root: html.HtmlElement) -> list[Block]:
+    """``page_blocks`` by the Python walk it was first written as (the table's oracle)."""
     top = walk_top(root)
     regions: list[_Region] = []
     stack: list[_Region] = []
@@ -312,7 +354,7 @@ def _finish(regions: list[_Region], elements: int, max_depth: int, lines: int, t
             link_chars += min(linked, len(text))
         links += region.links
         imgs += region.imgs
-    page = PageTotals(elements, chars, link_chars, links, imgs, max_depth, lines, top, invisible)
+    page = PageTotals(elements, chars, link_chars, links, imgs, max_depth, lines, top)
     blocks: list[Block] = []
     regions.reverse()
     while regions:  # popped in document order: a region's memory is freed as its block is made

@@ -1282,3 +1282,60 @@ def cetd_scores(PageTable t, double tau_lambda):
             best = i
     paths_set = frozenset(i for i in range(paths) if content[i])
     return tbd_array, ctpc_array, tdtpc_array, tau, paths_set, best
+
+
+# --- class and id groups of elements and of their ancestors (extraction.blockclf.features) -------------------
+
+def element_masks(PageTable t, nodes, groups_of):
+    """Return, for the table elements ``nodes``, the class groups of each (``groups_of(class, id)``, asked once
+    per distinct pair of values a page, None for an absent attribute) and those of its ancestors strictly below
+    the top (element 0), as two int64 arrays."""
+    cdef const int32_t[::1] parent = t.parent, cls = t.cls, ident = t.ident
+    cdef const int32_t[::1] wanted = np.ascontiguousarray(nodes, dtype=np.int32)
+    cdef Py_ssize_t n = parent.shape[0], count = wanted.shape[0], k
+    own_array = np.zeros(count, dtype=np.int64)
+    up_array = np.zeros(count, dtype=np.int64)
+    cdef int64_t[::1] own_out = own_array, up_out = up_array
+    # inclusive[e]: the groups of e and its ancestors below the top, -1 until known
+    inclusive_array = np.full(n, -1, dtype=np.int64)
+    cdef int64_t[::1] inclusive = inclusive_array
+    cdef _Counts pairs = _Counts()
+    cdef IVec chain
+    memset(&chain, 0, sizeof(IVec))
+    cdef int32_t node, e
+    cdef int64_t mask
+    strings = t.strings
+    try:
+        if n:
+            inclusive[0] = 0
+        for k in range(count):
+            node = wanted[k]
+            own_out[k] = _own_mask(node, cls, ident, strings, pairs, groups_of)
+            if node == 0:
+                continue
+            e = parent[node]
+            chain.size = 0
+            while e > 0 and inclusive[e] < 0:
+                iv_push(&chain, e)
+                e = parent[e]
+            mask = inclusive[e] if e >= 0 else 0
+            while chain.size:
+                chain.size -= 1
+                e = chain.data[chain.size]
+                mask |= _own_mask(e, cls, ident, strings, pairs, groups_of)
+                inclusive[e] = mask
+            up_out[k] = inclusive[parent[node]]
+    finally:
+        iv_free(&chain)
+    return own_array, up_array
+
+
+cdef int64_t _own_mask(int32_t e, const int32_t[::1] cls, const int32_t[::1] ident, list strings, _Counts pairs,
+                       groups_of) except -1:
+    cdef int32_t c = cls[e], i = ident[e]
+    if c < 0 and i < 0:
+        return 0
+    cdef KeySlot* slot = pairs.get(((<int64_t>c + 1) << 32) + i + 1)
+    if slot.a == 0:
+        slot.a = 1 + groups_of(strings[c] if c >= 0 else None, strings[i] if i >= 0 else None)
+    return slot.a - 1

@@ -1339,3 +1339,142 @@ cdef int64_t _own_mask(int32_t e, const int32_t[::1] cls, const int32_t[::1] ide
     if slot.a == 0:
         slot.a = 1 + groups_of(strings[c] if c >= 0 else None, strings[i] if i >= 0 else None)
     return slot.a - 1
+
+
+# --- the metadata's walk (extraction.metadata.fields._scan) ---------------------------------------------------
+
+cdef inline bint _contains_lower(const char* s, Py_ssize_t n, const char* word) noexcept nogil:
+    """Whether ``word`` (lower-case ASCII) is in ``s`` lower-cased: ASCII letters fold; no other UTF-8 byte is
+    ASCII (the two characters whose lower case holds an ASCII letter are asked about in Python: ``_folds_ascii``)."""
+    cdef Py_ssize_t k = strlen(word), i, j
+    cdef char c
+    for i in range(n - k + 1):
+        for j in range(k):
+            c = s[i + j]
+            if 65 <= c <= 90:
+                c = c + 32
+            if c != word[j]:
+                break
+        else:
+            return True
+    return False
+
+
+cdef inline bint _folds_ascii(const char* s, Py_ssize_t n) noexcept nogil:
+    """Whether ``s`` holds U+0130 or U+212A, whose lower case is an ASCII letter (with a combining dot)."""
+    cdef Py_ssize_t i
+    for i in range(n - 1):
+        if <unsigned char>s[i] == 0xc4 and <unsigned char>s[i + 1] == 0xb0:
+            return True
+        if i + 2 < n and <unsigned char>s[i] == 0xe2 and <unsigned char>s[i + 1] == 0x84 \
+                and <unsigned char>s[i + 2] == 0xaa:
+            return True
+    return False
+
+
+cdef inline bint _any_lower(const char* s, Py_ssize_t n, tuple words) except -1:
+    cdef bytes word
+    for word in words:
+        if _contains_lower(s, n, <const char*>word):
+            return True
+    return False
+
+
+cdef inline bint _attr(tree.xmlNode* node, const char* name, const char** value, Py_ssize_t* size, bint* plain):
+    """Find the attribute ``name`` (no namespace); set its value when it is plain (``_attr_value``)."""
+    cdef tree.xmlAttr* a = node.properties
+    while a != NULL:
+        if a.ns == NULL and a.name != NULL and strcmp(<const char*>a.name, name) == 0:
+            plain[0] = _attr_value(a, value, size)
+            return True
+        a = a.next
+    return False
+
+
+def metadata_elements(_Element root not None, not_text, tuple byline_words, tuple dateline_words, names_kinds):
+    """Return the elements of ``root``'s subtree (itself included, document order) that the metadata's walk reads:
+    ``(itemprops, users, named)``: the elements with an ``itemprop`` and its value; those (not ``not_text(tag)``)
+    whose class holds "name"; and ``(element, byline, dateline)`` for those (not ``not_text``) whose class, id or
+    rel name a byline (``byline_words``, not "comment" in class or id) or whose class or id name a dateline
+    (``dateline_words``), lower-cased substrings; a value of another form is asked of ``names_kinds(cls, id,
+    rel)``."""
+    itemprops, users, named = [], [], []
+    cdef _Strings tags = _Strings()
+    cdef IVec text_tags  # by tag code: 1 not a text tag, 2 a text tag
+    memset(&text_tags, 0, sizeof(IVec))
+    cdef tree.xmlNode* top = root._c_node
+    cdef tree.xmlNode* node = top
+    cdef tree.xmlNode* next_node
+    cdef const char* name
+    cdef const char* value
+    cdef Py_ssize_t size
+    cdef bint plain, byline, dateline
+    cdef const char* values[3]
+    cdef Py_ssize_t sizes[3]
+    cdef bint present[3], plains[3]
+    cdef int32_t code
+    cdef int k
+    try:
+        while node != NULL:
+            if node.type == tree.XML_ELEMENT_NODE:
+                if _attr(node, "itemprop", &value, &size, &plain):
+                    prop = PyUnicode_DecodeUTF8(value, size, NULL) if plain else \
+                        elementFactory(root._doc, node).get("itemprop")
+                    if prop:
+                        itemprops.append((elementFactory(root._doc, node), prop))
+                name = b""
+                if node.name != NULL:
+                    name = <const char*>node.name
+                if node.ns != NULL:
+                    text_tag = not not_text(elementFactory(root._doc, node).tag)
+                else:
+                    code = tags.intern(name, strlen(name))
+                    while code >= text_tags.size:
+                        iv_push(&text_tags, 1 if not_text(tags.values[text_tags.size]) else 2)
+                    text_tag = text_tags.data[code] == 2
+                if text_tag:
+                    present[0] = _attr(node, "class", &values[0], &sizes[0], &plains[0])
+                    present[1] = _attr(node, "id", &values[1], &sizes[1], &plains[1])
+                    present[2] = _attr(node, "rel", &values[2], &sizes[2], &plains[2])
+                    for k in range(3):
+                        if not present[k]:
+                            values[k], sizes[k], plains[k] = b"", 0, True
+                    if not (plains[0] and plains[1] and plains[2]) \
+                            or _folds_ascii(values[0], sizes[0]) or _folds_ascii(values[1], sizes[1]) \
+                            or _folds_ascii(values[2], sizes[2]):
+                        element = elementFactory(root._doc, node)
+                        cls, ident, rel = element.get("class"), element.get("id"), element.get("rel")
+                        if cls and "name" in cls:
+                            users.append(element)
+                        if cls or ident or rel:
+                            byline, dateline = names_kinds(cls or "", ident or "", rel or "")
+                            if byline or dateline:
+                                named.append((element, byline, dateline))
+                    else:
+                        if sizes[0] and _contains(values[0], sizes[0], "name", 4):
+                            users.append(elementFactory(root._doc, node))
+                        if sizes[0] or sizes[1] or sizes[2]:
+                            byline = (_any_lower(values[0], sizes[0], byline_words)
+                                      or _any_lower(values[1], sizes[1], byline_words)
+                                      or _any_lower(values[2], sizes[2], byline_words)) \
+                                and not _contains_lower(values[0], sizes[0], "comment") \
+                                and not _contains_lower(values[1], sizes[1], "comment")
+                            dateline = _any_lower(values[0], sizes[0], dateline_words) \
+                                or _any_lower(values[1], sizes[1], dateline_words)
+                            if byline or dateline:
+                                named.append((elementFactory(root._doc, node), byline, dateline))
+                if node.children != NULL:
+                    node = node.children
+                    continue
+            # the next node in document order within root's subtree
+            while node != NULL:
+                if node == top:
+                    node = NULL
+                    break
+                if node.next != NULL:
+                    node = node.next
+                    break
+                node = node.parent
+    finally:
+        iv_free(&text_tags)
+    return itemprops, users, named

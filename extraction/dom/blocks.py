@@ -28,8 +28,10 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+import numpy as np
 from lxml import etree, html
 
+from extraction.dom import pagetable
 from extraction.dom.pagetable import PageTable
 from extraction.dom.text import BLOCK_TAGS as LINE_BREAK_TAGS
 from extraction.dom.text import INVISIBLE_TAGS, is_hidden
@@ -229,32 +231,10 @@ def page_blocks(root: html.HtmlElement) -> list[Block]:
 
 def table_blocks(table: PageTable, top: html.HtmlElement) -> list[Block]:
     """Return the blocks of a page table (``page_blocks``)."""
-    text = table.text
-    starts, counts, linked, owners = (table.line_start.tolist(), table.line_chars.tolist(), table.line_link.tolist(),
-                                      table.line_region.tolist())
-    links = [min(link, count) for link, count in zip(linked, counts, strict=True)]
-    page = PageTotals(table.elements, sum(counts), sum(links), int(table.region_links.sum()),
+    counts, links = table.line_chars, np.minimum(table.line_link, table.line_chars)
+    page = PageTotals(table.elements, int(counts.sum()), int(links.sum()), int(table.region_links.sum()),
                       int(table.region_imgs.sum()), table.max_depth, table.lines, top, table)
-    by_region: dict[int, list[Paragraph]] = {}
-    for number, (start, count, link, owner) in enumerate(zip(starts, counts, links, owners, strict=True)):
-        paragraphs = by_region.get(owner)
-        if paragraphs is None:
-            paragraphs = by_region[owner] = []
-        paragraphs.append(Paragraph(text[start:start + count], len(paragraphs), count, link, number, number))
-    elements = table.region_elements
-    nodes, orders, depths = table.region_node.tolist(), table.region_order.tolist(), table.region_depth.tolist()
-    tags, region_links, imgs, deco = (table.region_tags.tolist(), table.region_links.tolist(),
-                                      table.region_imgs.tolist(), table.region_deco.tolist())
-    blocks: list[Block] = []
-    for region in sorted(by_region):
-        paragraphs = by_region[region]
-        blocks.append(Block(
-            element=elements[region], index=len(blocks), order=orders[region], depth=depths[region],
-            text="\n".join(p.text for p in paragraphs), paragraphs=paragraphs,
-            chars=sum(p.chars for p in paragraphs), link_chars=sum(p.link_chars for p in paragraphs),
-            links=region_links[region], imgs=imgs[region], tags=tags[region], deco_tags=deco[region], page=page,
-            node=nodes[region],
-        ))
+    blocks: list[Block] = pagetable.table_blocks(table, page, Paragraph, Block)
     return blocks
 
 

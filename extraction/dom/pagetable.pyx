@@ -1478,3 +1478,61 @@ def metadata_elements(_Element root not None, not_text, tuple byline_words, tupl
     finally:
         iv_free(&text_tags)
     return itemprops, users, named
+
+
+# --- the blocks of a table (extraction.dom.blocks.table_blocks) ------------------------------------------------
+
+cdef extern from "Python.h":
+    int PyObject_GenericSetAttr(object o, object name, object value) except -1
+
+_PARAGRAPH_FIELDS = ("text", "index", "chars", "link_chars", "line_start", "line_end")
+_BLOCK_FIELDS = ("element", "index", "order", "depth", "text", "paragraphs", "chars", "link_chars", "links", "imgs",
+                 "tags", "deco_tags", "page", "node")
+
+
+cdef object _make(type cls, tuple names, tuple values):
+    """Return an instance of the frozen, slotted dataclass ``cls`` with these field values, set through the slots
+    as its ``__init__`` would (without the frozen class's per-field ``object.__setattr__`` calls in Python)."""
+    obj = cls.__new__(cls)
+    cdef Py_ssize_t k
+    for k in range(len(names)):
+        PyObject_GenericSetAttr(obj, names[k], values[k])
+    return obj
+
+
+def table_blocks(PageTable t, page, type paragraph_class, type block_class):
+    """Return the blocks of the table's regions that have a paragraph, in document order, as
+    ``extraction.dom.blocks.Block`` objects (``paragraph_class``, ``block_class``) of the page totals ``page``."""
+    cdef const int32_t[::1] owner = t.line_region, start = t.line_start, count = t.line_chars, link = t.line_link
+    cdef const int32_t[::1] node = t.region_node, order = t.region_order, depth = t.region_depth
+    cdef const int32_t[::1] tags = t.region_tags, links = t.region_links, imgs = t.region_imgs, deco = t.region_deco
+    cdef Py_ssize_t lines = owner.shape[0], regions = node.shape[0], i, r
+    cdef str text = t.text
+    cdef list by_region = [None] * regions
+    cdef list paragraphs
+    cdef int32_t chars, linked
+    paragraph_names, block_names = _PARAGRAPH_FIELDS, _BLOCK_FIELDS
+    for i in range(lines):
+        r = owner[i]
+        paragraphs = by_region[r]
+        if paragraphs is None:
+            paragraphs = by_region[r] = []
+        chars = count[i]
+        linked = link[i] if link[i] < chars else chars
+        paragraphs.append(_make(paragraph_class, paragraph_names,
+                                (text[start[i]:start[i] + chars], len(paragraphs), chars, linked, i, i)))
+    blocks = []
+    elements = t.region_elements
+    cdef int64_t total, total_links
+    for r in range(regions):
+        paragraphs = by_region[r]
+        if paragraphs is None:
+            continue
+        total = total_links = 0
+        for p in paragraphs:
+            total += p.chars
+            total_links += p.link_chars
+        blocks.append(_make(block_class, block_names, (
+            elements[r], len(blocks), order[r], depth[r], "\n".join([p.text for p in paragraphs]), paragraphs,
+            total, total_links, links[r], imgs[r], tags[r], deco[r], page, node[r])))
+    return blocks

@@ -55,7 +55,7 @@ from lxml import etree, html
 from extraction.cetd import TAU_LAMBDA, score
 from extraction.dom.blocks import BLOCK_TAGS, SKIPPED_TAGS, Block, hidden_by_class, walk_top
 from extraction.dom.lang import HAN_RE
-from extraction.dom.pagetable import cetd_scores, element_masks
+from extraction.dom.pagetable import cetd_scores, char_counts, class_mask, element_masks, noise_tokens
 from extraction.dom.preprocess import _XML_INVALID_RE
 from extraction.dom.stats import compute_stats
 from extraction.dom.text import is_hidden
@@ -134,10 +134,6 @@ PARAGRAPH_FEATURES: tuple[str, ...] = (
 
 FloatArray = npt.NDArray[np.float32]
 
-_ZH_PUNCT_RE = re.compile(f"[{re.escape(ZH_PUNCTUATION)}]")
-_LATIN_PUNCT_RE = re.compile(f"[{re.escape(LATIN_PUNCTUATION)}]")
-_NON_LETTERS_RE = re.compile(r"[^A-Za-z]+")
-_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 _HIDING_XPATH = ".//*[@hidden or @aria-hidden or @style]"
 
 
@@ -187,28 +183,9 @@ def text_counts(text: str) -> tuple[int, int, int, int]:
     A noise-word entry matches the longest run of consecutive tokens whose concatenation
     (lower-cased) equals it; all tokens of the run count as noise.
     """
-    tokens = [token.lower() for token in paragraph_tokens(text)]
-    words = noise_words()
-    prefixes = _noise_prefixes()
-    noise = 0
-    after = 0  # the first token after the last match: a match's tokens start no other
-    # Only a token that begins some entry can start a match: those are found in one pass in C.
-    for i in [i for i, token in enumerate(tokens) if token in prefixes]:
-        if i < after:
-            continue
-        key = tokens[i]
-        end = i
-        matched = 0
-        while key in prefixes:
-            if key in words:
-                matched = end - i + 1
-            end += 1
-            if end == len(tokens):
-                break
-            key += tokens[end]
-        noise += matched
-        after = i + matched
-    return noise, len(tokens), len(_ZH_PUNCT_RE.findall(text)), len(_LATIN_PUNCT_RE.findall(text))
+    tokens = paragraph_tokens(text)
+    zh, latin = char_counts(text, ZH_PUNCTUATION, LATIN_PUNCTUATION)
+    return noise_tokens(tokens, noise_words(), _noise_prefixes()), len(tokens), zh, latin
 
 
 @functools.lru_cache(maxsize=CLASS_CACHE_SIZE)
@@ -218,16 +195,17 @@ def class_groups(value: str) -> int:
     Tokens: the value split at non-letters, lower-cased, plus the camelCase parts of each piece
     (``articleBody`` gives articlebody, article and body).
     """
-    tokens: set[str] = set()
-    for piece in _NON_LETTERS_RE.split(value):
-        if piece:
-            tokens.add(piece.lower())
-            tokens.update(part.lower() for part in _CAMEL_RE.findall(piece))
-    mask = 0
+    return class_mask(value, _word_masks())
+
+
+@functools.cache
+def _word_masks() -> dict[str, int]:
+    """Return per word of ``CLASS_GROUPS`` the bit mask of the groups that hold it."""
+    masks: dict[str, int] = {}
     for bit, (_, group) in enumerate(CLASS_GROUPS):
-        if not group.isdisjoint(tokens):
-            mask |= 1 << bit
-    return mask
+        for word in group:
+            masks[word] = masks.get(word, 0) | 1 << bit
+    return masks
 
 
 def element_groups(element: html.HtmlElement) -> int:

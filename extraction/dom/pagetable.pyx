@@ -1536,3 +1536,111 @@ def table_blocks(PageTable t, page, type paragraph_class, type block_class):
             elements[r], len(blocks), order[r], depth[r], "\n".join([p.text for p in paragraphs]), paragraphs,
             total, total_links, links[r], imgs[r], tags[r], deco[r], page, node[r])))
     return blocks
+
+
+# --- counts over a paragraph's tokens and characters (extraction.blockclf.features and .context) ---------------
+
+cdef extern from "Python.h":
+    bint Py_UNICODE_ISUPPER(Py_UCS4 ch) nogil
+    bint Py_UNICODE_ISDECIMAL(Py_UCS4 ch) nogil
+
+
+def token_shape(tuple tokens):
+    """Return ``(tokens, their characters, those of at most 3 characters, those whose first character is upper
+    case, those whose first is a decimal digit)``: ``str.isupper``/``str.isdecimal`` of one character."""
+    cdef Py_ssize_t chars = 0, short = 0, capital = 0, numeric = 0, n
+    cdef str token
+    for token in tokens:
+        n = len(token)
+        chars += n
+        if n <= 3:
+            short += 1
+        if n:
+            if Py_UNICODE_ISUPPER(token[0]):
+                capital += 1
+            if Py_UNICODE_ISDECIMAL(token[0]):
+                numeric += 1
+    return len(tokens), chars, short, capital, numeric
+
+
+def noise_tokens(tuple tokens, frozenset words, frozenset prefixes):
+    """Return how many of the (lower-cased) tokens are noise words: an entry matches the longest run of
+    consecutive tokens whose concatenation equals it, and all tokens of the run count; a match's tokens start
+    no other (``extraction.blockclf.features.text_counts``)."""
+    cdef list lowered = [token.lower() for token in tokens]
+    cdef Py_ssize_t size = len(lowered), i, end, matched, after = 0, noise = 0
+    cdef str key
+    for i in range(size):
+        if i < after or lowered[i] not in prefixes:
+            continue
+        key = lowered[i]
+        end = i
+        matched = 0
+        while key in prefixes:
+            if key in words:
+                matched = end - i + 1
+            end += 1
+            if end == size:
+                break
+            key = key + lowered[end]
+        noise += matched
+        after = i + matched
+    return noise
+
+
+def char_counts(str text, str first, str second):
+    """Return how many characters of ``text`` are in ``first`` and how many in ``second``."""
+    cdef Py_ssize_t a = 0, b = 0
+    cdef Py_UCS4 c
+    for c in text:
+        if c in first:
+            a += 1
+        if c in second:
+            b += 1
+    return a, b
+
+
+cdef inline bint _upper(Py_UCS4 c) noexcept nogil:
+    return 65 <= c <= 90
+
+
+cdef inline bint _lower(Py_UCS4 c) noexcept nogil:
+    return 97 <= c <= 122
+
+
+def class_mask(str value, dict word_masks):
+    """Return the OR of ``word_masks`` over the tokens of a class/id value, as
+    ``extraction.blockclf.features.class_groups`` reads them: the runs of ASCII letters lower-cased, and the
+    camelCase parts of each (``[A-Z]+(?![a-z])|[A-Z]?[a-z]+``) lower-cased."""
+    cdef Py_ssize_t n = len(value), i = 0, start, end, j, k
+    cdef int64_t mask = 0
+    while i < n:
+        while i < n and not (_upper(value[i]) or _lower(value[i])):
+            i += 1
+        if i == n:
+            break
+        start = i
+        while i < n and (_upper(value[i]) or _lower(value[i])):
+            i += 1
+        end = i
+        mask |= word_masks.get(value[start:end].lower(), 0)
+        j = start
+        while j < end:  # the camelCase parts, as re.findall reads them
+            if _upper(value[j]):
+                k = j
+                while k < end and _upper(value[k]):
+                    k += 1
+                if k == end or not _lower(value[k]):
+                    mask |= word_masks.get(value[j:k].lower(), 0)
+                    j = k
+                    continue
+                if k - j >= 2:  # the run gives back its last capital, which starts the next part
+                    mask |= word_masks.get(value[j:k - 1].lower(), 0)
+                    j = k - 1
+                    continue
+            k = j + 1 if _upper(value[j]) else j
+            while k < end and _lower(value[k]):
+                k += 1
+            mask |= word_masks.get(value[j:k].lower(), 0)
+            j = k
+    return mask

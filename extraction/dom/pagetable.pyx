@@ -1644,3 +1644,216 @@ def class_mask(str value, dict word_masks):
             mask |= word_masks.get(value[j:k].lower(), 0)
             j = k
     return mask
+
+
+# --- DOM statistics of any subtree (extraction.dom.stats.compute_stats) ----------------------------------------
+
+cdef struct StatOpen:
+    tree.xmlNode* node
+    int32_t index
+    Run pending
+
+
+def dom_stats(_Element top not None, skip):
+    """Return the statistics of ``extraction.dom.stats.compute_stats(top, skip)`` as ``(elements, parent, path,
+    in_link, cn, lcn, tn, ltn, text_nodes, own_text_len, own_text_nodes, path_parent, path_tag)``: lists in
+    document order; ``skip``'s elements (but the top) are left out with their subtrees, their tails kept."""
+    cdef _Counts skipped = _Counts()
+    cdef _Element element
+    for item in skip:
+        if isinstance(item, _Element):
+            element = <_Element>item
+            if element._c_node != NULL:
+                skipped.get(<int64_t><size_t>element._c_node).a = 1
+    cdef bint any_skip = skipped.used > 0
+    elements, parents, paths, in_links = [], [], [], []
+    cdef IVec cn, lcn, tn, ltn, text_nodes, own_len, own_nodes, link
+    memset(&cn, 0, sizeof(IVec)); memset(&lcn, 0, sizeof(IVec)); memset(&tn, 0, sizeof(IVec))
+    memset(&ltn, 0, sizeof(IVec)); memset(&text_nodes, 0, sizeof(IVec)); memset(&own_len, 0, sizeof(IVec))
+    memset(&own_nodes, 0, sizeof(IVec)); memset(&link, 0, sizeof(IVec))
+    path_parent, path_tag = [], []
+    cdef _Strings names = _Strings()
+    cdef IVec lower_of, lower_link  # by tag code: lower-case tag id; by that id: it is "a"
+    memset(&lower_of, 0, sizeof(IVec))
+    memset(&lower_link, 0, sizeof(IVec))
+    lower_ids, lowers, keep = {}, [], []
+    cdef bint is_link, linked
+    cdef _Counts path_ids = _Counts()
+    cdef StatOpen* stack = NULL
+    cdef Py_ssize_t depth = 0, cap = 0
+    cdef tree.xmlNode* cur
+    cdef tree.xmlNode* c
+    cdef tree.xmlNode* done
+    cdef bint after_other = False, walked
+    cdef Run r, part
+    cdef Py_ssize_t n
+    cdef int32_t index, up, code, path_up, lower
+    cdef KeySlot* slot
+    cdef StatOpen* o
+    cdef const char* name
+    try:
+        cur = top._c_node
+        while True:
+            if cur == NULL or (depth == 0 and cur != top._c_node):
+                if depth == 0:
+                    break
+                # the open element ends
+                o = &stack[depth - 1]
+                index = o.index
+                if o.pending.words:
+                    _stat_text(index, run_length(o.pending), &cn, &lcn, &text_nodes, &own_len, &own_nodes, &link)
+                depth -= 1
+                if depth:
+                    up = stack[depth - 1].index
+                    cn.data[up] += cn.data[index]
+                    lcn.data[up] += lcn.data[index]
+                    tn.data[up] += tn.data[index]
+                    ltn.data[up] += ltn.data[index]
+                    text_nodes.data[up] += text_nodes.data[index]
+                done = o.node
+                if done == top._c_node:
+                    break
+                cur = done.next
+                after_other = False
+                continue
+            if cur.type == tree.XML_ELEMENT_NODE:
+                if depth and any_skip and skipped.get(<int64_t><size_t>cur).a:
+                    after_other = False  # its tail joins the text before it
+                    cur = cur.next
+                    continue
+                if depth:  # the parent's current text node ends here
+                    o = &stack[depth - 1]
+                    if o.pending.words:
+                        _stat_text(o.index, run_length(o.pending), &cn, &lcn, &text_nodes, &own_len, &own_nodes,
+                                   &link)
+                    o.pending.any = o.pending.starts = o.pending.ends = False
+                    o.pending.ns = o.pending.words = o.pending.cjk = 0
+                index = <int32_t>len(elements)
+                up = stack[depth - 1].index if depth else -1
+                element_proxy = elementFactory(top._doc, cur)
+                if cur.ns != NULL:  # lxml's "{namespace}name": looked up by the proxy's tag
+                    encoded = element_proxy.tag.encode("utf-8", "surrogatepass")
+                    keep.append(encoded)
+                    code = names.intern(<const char*>encoded, len(encoded))
+                else:
+                    name = b""
+                    if cur.name != NULL:
+                        name = <const char*>cur.name
+                    code = names.intern(name, strlen(name))
+                while code >= lower_of.size:
+                    low = names.values[lower_of.size].lower()
+                    lid = lower_ids.get(low)
+                    if lid is None:
+                        lid = lower_ids[low] = len(lowers)
+                        lowers.append(low)
+                        iv_push(&lower_link, 1 if low == "a" else 0)
+                    iv_push(&lower_of, lid)
+                lower = lower_of.data[code]
+                path_up = paths[up] if up >= 0 else -1
+                slot = path_ids.get(((<int64_t>path_up + 1) << 31) + lower)
+                if slot.a == 0:
+                    slot.a = len(path_tag) + 1
+                    path_parent.append(path_up)
+                    path_tag.append(lowers[lower])
+                is_link = lower_link.data[lower] != 0
+                linked = is_link or (up >= 0 and link.data[up] != 0)
+                elements.append(element_proxy)
+                parents.append(up)
+                paths.append(<int32_t>(slot.a - 1))
+                in_links.append(linked)
+                iv_push(&link, 1 if linked else 0)
+                iv_push(&cn, 0); iv_push(&lcn, 0); iv_push(&tn, 1); iv_push(&ltn, 1 if is_link else 0)
+                iv_push(&text_nodes, 0); iv_push(&own_len, 0); iv_push(&own_nodes, 0)
+                if depth == cap:
+                    cap = cap * 2 if cap else 256
+                    stack = <StatOpen*>realloc(stack, cap * sizeof(StatOpen))
+                    if stack == NULL:
+                        raise MemoryError()
+                o = &stack[depth]
+                o.node = cur
+                o.index = index
+                o.pending.any = o.pending.starts = o.pending.ends = False
+                o.pending.ns = o.pending.words = o.pending.cjk = 0
+                depth += 1
+                after_other = False
+                cur = cur.children
+                continue
+            if cur.type == tree.XML_TEXT_NODE or cur.type == tree.XML_CDATA_SECTION_NODE:
+                r.ns = r.words = r.cjk = 0
+                r.any = r.starts = r.ends = False
+                c = cur
+                while c != NULL and (c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE
+                                     or c.type == tree.XML_XINCLUDE_START or c.type == tree.XML_XINCLUDE_END):
+                    if c.type == tree.XML_TEXT_NODE or c.type == tree.XML_CDATA_SECTION_NODE:
+                        n = strlen(<const char*>c.content) if c.content != NULL else 0
+                        part = _scan_run(<const unsigned char*>c.content, n)
+                        run_concat(&r, part)
+                    c = c.next
+                if depth and r.any:
+                    o = &stack[depth - 1]
+                    if after_other:  # a comment's tail is a text node of its own
+                        if r.words:
+                            _stat_text(o.index, run_length(r), &cn, &lcn, &text_nodes, &own_len, &own_nodes, &link)
+                    else:
+                        run_concat(&o.pending, r)
+                cur = c
+                after_other = False
+                continue
+            if cur.type == tree.XML_COMMENT_NODE or cur.type == tree.XML_PI_NODE:
+                after_other = True
+            cur = cur.next
+        return (elements, parents, paths, in_links, _ivec_list(&cn), _ivec_list(&lcn), _ivec_list(&tn),
+                _ivec_list(&ltn), _ivec_list(&text_nodes), _ivec_list(&own_len), _ivec_list(&own_nodes),
+                path_parent, path_tag)
+    finally:
+        free(stack)
+        iv_free(&cn); iv_free(&lcn); iv_free(&tn); iv_free(&ltn); iv_free(&text_nodes); iv_free(&own_len)
+        iv_free(&own_nodes); iv_free(&link); iv_free(&lower_of); iv_free(&lower_link)
+
+
+cdef inline int _stat_text(int32_t i, int64_t length, IVec* cn, IVec* lcn, IVec* text_nodes, IVec* own_len,
+                           IVec* own_nodes, IVec* link) except -1:
+    """``extraction.dom.stats._add_own_text``."""
+    if not length:
+        return 0
+    own_len.data[i] += <int32_t>length
+    own_nodes.data[i] += 1
+    cn.data[i] += <int32_t>length
+    text_nodes.data[i] += 1
+    if link.data[i]:
+        lcn.data[i] += <int32_t>length
+    return 0
+
+
+cdef Run _scan_run(const unsigned char* s, Py_ssize_t n) noexcept:
+    """The run of one text node (``_Pass.scan`` without writing)."""
+    cdef Run r
+    r.ns = r.words = r.cjk = 0
+    r.any = n > 0
+    r.starts = r.ends = False
+    if not n:
+        return r
+    cdef Py_ssize_t i = 0
+    cdef Py_UCS4 c
+    cdef bint space, previous_space = True
+    while i < n:
+        c = s[i]
+        if c < 0x80:
+            i += 1
+            space = _ASCII_SPACE[c]
+        else:
+            c = _decode(s, n, &i)
+            space = Py_UNICODE_ISSPACE(c)
+        if not space:
+            r.ns += 1
+            if previous_space:
+                r.words += 1
+        previous_space = space
+    r.starts = not _starts_space(s, n)
+    r.ends = not previous_space
+    return r
+
+
+cdef list _ivec_list(IVec* v):
+    cdef Py_ssize_t k
+    return [v.data[k] for k in range(v.size)]

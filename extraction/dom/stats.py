@@ -26,6 +26,8 @@ from functools import cached_property
 
 from lxml import etree, html
 
+from extraction.dom.pagetable import dom_stats
+
 LINK_TAG = "a"
 
 
@@ -97,8 +99,16 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
     ``skip``: elements counted as if they had been removed with their tails kept
     (``extraction.dom.preprocess.remove_keep_tail``): their subtrees are not walked and the text
     around them joins into one text node, so the statistics equal those of a pruned copy without
-    making one.
+    making one. The walk is compiled (``extraction.dom.pagetable.dom_stats``).
     """
+    (elements, parent, path, in_link, cn, lcn, tn, ltn, text_nodes, own_len, own_nodes, path_parent,
+     path_tag) = dom_stats(top, skip)
+    return DomStats(elements, dict(zip(elements, range(len(elements)))), parent, path, in_link, cn, lcn, tn, ltn,
+                    text_nodes, own_len, own_nodes, path_parent, path_tag)
+
+
+def compute_stats_reference(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()) -> DomStats:
+    """``compute_stats`` by the Python walk it was first written as (the compiled walk's oracle)."""
     s = DomStats()
     # The walk runs once per page on every element (twice on list pages): the lists' methods are bound
     # once, and the text nodes of indentation alone (most of them) are passed over without a call.

@@ -68,7 +68,7 @@ def dump(out: Path, sets: Sequence[str], limit: int | None) -> None:
                          hashlib.sha1(value.tobytes()).hexdigest()])
         return original(session, output_names, feed, *args, **kwargs)
 
-    ort.InferenceSession.run = recorded  # type: ignore[method-assign]
+    ort.InferenceSession.run = recorded
     start = time.perf_counter()
     count = 0
     with gzip.open(out, "wt", encoding="utf-8") as file:
@@ -85,7 +85,7 @@ def dump(out: Path, sets: Sequence[str], limit: int | None) -> None:
             count += 1
             if count % 500 == 0:
                 print(f"{count} pages, {time.perf_counter() - start:.0f} s", file=sys.stderr, flush=True)
-    ort.InferenceSession.run = original  # type: ignore[method-assign]
+    ort.InferenceSession.run = original
     print(f"{count} pages in {time.perf_counter() - start:.0f} s -> {out}", file=sys.stderr)
 
 

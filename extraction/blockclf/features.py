@@ -44,7 +44,6 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections.abc import Collection, Sequence
 from typing import Any
 

@@ -103,8 +103,9 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
     """
     (elements, parent, path, in_link, cn, lcn, tn, ltn, text_nodes, own_len, own_nodes, path_parent,
      path_tag) = dom_stats(top, skip)
-    return DomStats(elements, dict(zip(elements, range(len(elements)))), parent, path, in_link, cn, lcn, tn, ltn,
-                    text_nodes, own_len, own_nodes, path_parent, path_tag)
+    index = {element: i for i, element in enumerate(elements)}
+    return DomStats(elements, index, parent, path, in_link, cn, lcn, tn, ltn, text_nodes, own_len, own_nodes,
+                    path_parent, path_tag)
 
 
 def compute_stats_reference(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()) -> DomStats:

@@ -226,7 +226,10 @@ def _text_features(blocks: Sequence[Block]) -> list[float]:
     else:
         paragraphs = sorted((p for block in blocks for p in block.paragraphs), key=lambda p: p.line_start)
         lines = [(p.chars, p.link_chars, len(_CJK_RE.findall(p.text)), i) for i, p in enumerate(paragraphs)]
-        read = [p.text for p in paragraphs].__getitem__
+        texts = [p.text for p in paragraphs]
+
+        def read(i: int) -> str:
+            return texts[i]
     chars = sum(line[0] for line in lines)
     links = blocks[0].page.links if blocks else 0
     if chars == 0:
@@ -316,9 +319,10 @@ class _Runs:
 def _structure_features(counts: dict[str, int]) -> list[float]:
     """Return the anchor features and then the structure features, in their tuples' order, from the page
     table's counts (``extraction.dom.pagetable``: its structure walk skips ``INVISIBLE_TAGS`` and the elements
-    hidden by markup, top included; an anchor's text is its ``text_content()``, headline-like by
-    ``HEADLINE_CHARS`` or ``HEADLINE_CJK_CHARS`` CJK characters; the items of a parent are its children that hold a link carrying at least
-    ``ITEM_LINK_SHARE`` of their text, grouped by ``extraction.dom.table.item_signature``)."""
+    hidden by markup, top included; an anchor's text is its ``text_content()``, headline-like with
+    ``HEADLINE_CHARS`` characters or ``HEADLINE_CJK_CHARS`` CJK ones; the items of a parent are its children
+    that hold a link carrying at least ``ITEM_LINK_SHARE`` of their text, grouped by
+    ``extraction.dom.table.item_signature``)."""
     anchors, headline_anchors = counts["anchors"], counts["headline_anchors"]
     best_size, best_chars, total = counts["best_size"], counts["best_chars"], counts["total"]
     headings, linked_headings = counts["headings"], counts["linked_headings"]

@@ -8,7 +8,7 @@ Run it in each checkout, the code before a change and after it, with the same en
 ``extraction`` package of the current directory (``cd`` into the checkout; the script itself is read from any of
 them, it uses only the API both sides have).
 
-``python -m bench.table_parity compare BEFORE AFTER [--out FILE.md]`` lists every page where they differ: the
+``python -m bench.table_parity compare BEFORE AFTER [--common] [--out FILE.md]`` lists every page where they differ: the
 models' inputs (which run, which model) and the record's fields, with the first differing characters; a page
 that raised on one side is listed with its error. The result of issue 60's compiled page table against the
 code before it: ``bench/results/table-parity.md``.
@@ -89,9 +89,19 @@ def dump(out: Path, sets: Sequence[str], limit: int | None) -> None:
     print(f"{count} pages in {time.perf_counter() - start:.0f} s -> {out}", file=sys.stderr)
 
 
-def _read(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    with gzip.open(path, "rt", encoding="utf-8") as file:
-        return {(entry["set"], entry["page"]): entry for entry in map(json.loads, file)}
+def _read(paths: Sequence[Path]) -> dict[tuple[str, str], dict[str, Any]]:
+    """Return the pages of one or more dumps; a dump cut short (a stopped run) is read to its last whole line."""
+    entries: dict[tuple[str, str], dict[str, Any]] = {}
+    for path in paths:
+        with gzip.open(path, "rt", encoding="utf-8") as file:
+            try:
+                for line in file:
+                    if line.endswith("\n"):
+                        entry = json.loads(line)
+                        entries[(entry["set"], entry["page"])] = entry
+            except (EOFError, gzip.BadGzipFile):
+                print(f"{path}: cut short after {len(entries)} pages", file=sys.stderr)
+    return entries
 
 
 def _first_difference(a: Any, b: Any) -> str:
@@ -125,9 +135,13 @@ def differences(before: dict[tuple[str, str], Any], after: dict[tuple[str, str],
     return lines
 
 
-def compare(before_path: Path, after_path: Path, out: Path | None) -> int:
-    """Compare two dumps; write the report to ``out``; return the number of pages that differ."""
-    before, after = _read(before_path), _read(after_path)
+def compare(before_paths: Sequence[Path], after_paths: Sequence[Path], out: Path | None, common: bool = False) -> int:
+    """Compare two dumps (each one or more files); write the report to ``out``; return the number of pages that
+    differ. ``common``: only the pages both sides have (runs stopped before the end)."""
+    before, after = _read(before_paths), _read(after_paths)
+    if common:
+        before = {key: entry for key, entry in before.items() if key in after}
+        after = {key: entry for key, entry in after.items() if key in before}
     lines = differences(before, after)
     pages = sorted({" ".join(line.split(":")[0].split()[:2]) for line in lines})
     by_set: dict[str, int] = {}
@@ -155,8 +169,9 @@ def main(argv: Sequence[str] | None = None) -> None:
     dumping.add_argument("--sets", nargs="+", default=None, metavar="SET", help="default: every dataset reader")
     dumping.add_argument("--pages", type=int, default=None, help="at most this many pages a set")
     comparing = commands.add_parser("compare", help="list the differences of two dumps")
-    comparing.add_argument("before", type=Path)
-    comparing.add_argument("after", type=Path)
+    comparing.add_argument("before", type=Path, help="a dump, or several joined by commas")
+    comparing.add_argument("after", type=Path, help="the same for the other side")
+    comparing.add_argument("--common", action="store_true", help="only the pages both sides have")
     comparing.add_argument("--out", type=Path, default=None, help=f"write the report (e.g. {OUT})")
     args = parser.parse_args(argv)
     if args.command == "dump":
@@ -164,7 +179,8 @@ def main(argv: Sequence[str] | None = None) -> None:
 
         dump(args.out, args.sets or list(DATASET_NAMES), args.pages)
     else:
-        compare(args.before, args.after, args.out)
+        compare([Path(part) for part in str(args.before).split(",")],
+                [Path(part) for part in str(args.after).split(",")], args.out, args.common)
 
 
 if __name__ == "__main__":

@@ -21,4 +21,6 @@ CHECKED = os.environ.get("NEWSCORPUS_CHECKED_BUILD") == "1"
 
 extension = Extension("extraction.dom.pagetable", ["extraction/dom/pagetable.pyx"], include_dirs=lxml.get_include())
 directives = {"boundscheck": True, "wraparound": True, "initializedcheck": True, "nonecheck": True} if CHECKED else {}
-setup(ext_modules=cythonize([extension], compiler_directives=directives, include_path=lxml.get_include()))
+# force: the C file is written again on every build, so that it follows NEWSCORPUS_CHECKED_BUILD (cythonize would
+# otherwise keep a C file newer than the .pyx, written with the other directives).
+setup(ext_modules=cythonize([extension], compiler_directives=directives, include_path=lxml.get_include(), force=True))

@@ -1,11 +1,11 @@
 """The compiled page table (extraction/dom/pagetable.pyx) against the Python walks it replaced.
 
 The runtime has one implementation, the compiled one; ``page_blocks_reference`` and ``compute_stats_reference``
-are kept only as the oracles of these tests. The fixture pages are generated (seeded): nested blocks, links,
-figures with captions and credits, elements hidden by style, attribute or class, scripts, comments, processing
-instructions, CJK text, entities, NUL bytes and unclosed tags, parsed by the crawl's own ``parse_html``. Real
-pages of the datasets are compared too when ../shared/datasets is there. The whole-flow parity on every dataset
-page is ``bench/table_parity.py`` (bench/results/table-parity.md).
+(``reference.py`` beside this file) are kept only as the oracles of these tests. The fixture pages are generated
+(seeded): nested blocks, links, figures with captions and credits, elements hidden by style, attribute or class,
+scripts, comments, processing instructions, CJK text, entities, NUL bytes and unclosed tags, parsed by the crawl's
+own ``parse_html``. Real pages of the datasets are compared too when ../shared/datasets is there. The whole-flow
+parity on every dataset page is ``bench/table_parity.py`` (bench/results/table-parity.md).
 """
 
 from __future__ import annotations
@@ -16,9 +16,11 @@ from dataclasses import fields
 import pytest
 from lxml import etree, html
 
-from extraction.dom.blocks import page_blocks, page_blocks_reference, walk_top
+from extraction.dom.blocks import page_blocks, walk_top
 from extraction.dom.html import parse_html
-from extraction.dom.stats import DomStats, compute_stats, compute_stats_reference
+from extraction.dom.stats import DomStats, compute_stats
+
+from .reference import compute_stats_reference, page_blocks_reference
 
 TAGS = ("div", "p", "span", "a", "b", "i", "em", "li", "ul", "td", "tr", "table", "h1", "h2", "figure",
         "figcaption", "section", "article", "br", "img", "script", "style", "noscript", "form", "blockquote", "pre")

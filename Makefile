@@ -15,12 +15,20 @@ PYTEST_ARGS ?=
 setup: system-packages python-packages
 
 # Debian's Chromium (never Playwright's own browser download, which fails here) and CJK fonts,
-# without which Chinese pages render as empty boxes.
+# without which Chinese pages render as empty boxes; a C compiler and the headers of $(PYTHON) when the machine
+# lacks them (the page table, extraction/dom/pagetable.pyx, is compiled by the install below).
+BUILD_PACKAGES := gcc libc6-dev python3-dev
 system-packages:
 	@if ! dpkg -s $(SYSTEM_PACKAGES) >/dev/null 2>&1; then \
 	  echo "Installing $(SYSTEM_PACKAGES) with apt-get"; \
 	  $(SUDO) apt-get update -qq && \
 	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(SYSTEM_PACKAGES); \
+	fi
+	@if ! command -v gcc >/dev/null 2>&1 || ! $(PYTHON) -c "import os, sysconfig, sys; \
+	    sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"; then \
+	  echo "Installing $(BUILD_PACKAGES) with apt-get (a C compiler and Python's headers)"; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq $(BUILD_PACKAGES); \
 	fi
 
 # Debian's PostgreSQL server for the tests of the stores' second backend and of site leases (`make test` only).
@@ -34,7 +42,8 @@ test-system-packages:
 python-packages: $(VENV)/.installed
 
 # The checkout itself is installed in editable mode (pyproject.toml): the `newscorpus` command, from any directory.
-$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-docs.txt pyproject.toml
+# The install compiles the page table (setup.py); a change to its source installs again, which rebuilds it.
+$(VENV)/.installed: requirements.txt requirements-dev.txt requirements-docs.txt pyproject.toml setup.py extraction/dom/pagetable.pyx
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check pip==26.3
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements-dev.txt

@@ -33,6 +33,7 @@ import numpy.typing as npt
 
 from extraction.blockclf.features import BLOCK_FEATURES, FEATURE_VERSION, TEXT_CACHE_SIZE, paragraph_tokens
 from extraction.dom.blocks import Block
+from extraction.dom.pagetable import token_shape
 
 # Bump on any change to the columns or their definitions (FEATURE_VERSION of the own features too).
 CONTEXT_VERSION = f"{FEATURE_VERSION}.1"
@@ -67,14 +68,8 @@ FloatArray = npt.NDArray[np.float32]
 @functools.lru_cache(maxsize=TEXT_CACHE_SIZE)
 def text_shape(text: str) -> tuple[int, int, int, int, int, bool]:
     """Return ``(tokens, token characters, short tokens, capitalised tokens, numeric tokens, ends a sentence)``."""
-    tokens = paragraph_tokens(text)
-    chars = short = capital = numeric = 0
-    for token in tokens:
-        chars += len(token)
-        short += len(token) <= 3
-        capital += token[:1].isupper()
-        numeric += token[:1].isdecimal()  # what ^\d matches: a Unicode decimal digit
-    return len(tokens), chars, short, capital, numeric, bool(_SENTENCE_END_RE.search(text))
+    count, chars, short, capital, numeric = token_shape(paragraph_tokens(text))  # first characters: str.isupper, \d
+    return count, chars, short, capital, numeric, bool(_SENTENCE_END_RE.search(text))
 
 
 def shape_rows(blocks: Sequence[Block]) -> FloatArray:

@@ -44,16 +44,17 @@ from __future__ import annotations
 
 import functools
 import math
-import re
 from collections.abc import Collection, Sequence
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
 from lxml import etree, html
 
-from extraction.cetd import score
+from extraction.cetd import TAU_LAMBDA, score
 from extraction.dom.blocks import BLOCK_TAGS, SKIPPED_TAGS, Block, hidden_by_class, walk_top
 from extraction.dom.lang import HAN_RE
+from extraction.dom.pagetable import cetd_scores, char_counts, class_mask, element_masks, noise_tokens
 from extraction.dom.preprocess import _XML_INVALID_RE
 from extraction.dom.stats import compute_stats
 from extraction.dom.text import is_hidden
@@ -132,10 +133,6 @@ PARAGRAPH_FEATURES: tuple[str, ...] = (
 
 FloatArray = npt.NDArray[np.float32]
 
-_ZH_PUNCT_RE = re.compile(f"[{re.escape(ZH_PUNCTUATION)}]")
-_LATIN_PUNCT_RE = re.compile(f"[{re.escape(LATIN_PUNCTUATION)}]")
-_NON_LETTERS_RE = re.compile(r"[^A-Za-z]+")
-_CAMEL_RE = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+")
 _HIDING_XPATH = ".//*[@hidden or @aria-hidden or @style]"
 
 
@@ -185,28 +182,9 @@ def text_counts(text: str) -> tuple[int, int, int, int]:
     A noise-word entry matches the longest run of consecutive tokens whose concatenation
     (lower-cased) equals it; all tokens of the run count as noise.
     """
-    tokens = [token.lower() for token in paragraph_tokens(text)]
-    words = noise_words()
-    prefixes = _noise_prefixes()
-    noise = 0
-    after = 0  # the first token after the last match: a match's tokens start no other
-    # Only a token that begins some entry can start a match: those are found in one pass in C.
-    for i in [i for i, token in enumerate(tokens) if token in prefixes]:
-        if i < after:
-            continue
-        key = tokens[i]
-        end = i
-        matched = 0
-        while key in prefixes:
-            if key in words:
-                matched = end - i + 1
-            end += 1
-            if end == len(tokens):
-                break
-            key += tokens[end]
-        noise += matched
-        after = i + matched
-    return noise, len(tokens), len(_ZH_PUNCT_RE.findall(text)), len(_LATIN_PUNCT_RE.findall(text))
+    tokens = paragraph_tokens(text)
+    zh, latin = char_counts(text, ZH_PUNCTUATION, LATIN_PUNCTUATION)
+    return noise_tokens(tokens, noise_words(), _noise_prefixes()), len(tokens), zh, latin
 
 
 @functools.lru_cache(maxsize=CLASS_CACHE_SIZE)
@@ -216,16 +194,17 @@ def class_groups(value: str) -> int:
     Tokens: the value split at non-letters, lower-cased, plus the camelCase parts of each piece
     (``articleBody`` gives articlebody, article and body).
     """
-    tokens: set[str] = set()
-    for piece in _NON_LETTERS_RE.split(value):
-        if piece:
-            tokens.add(piece.lower())
-            tokens.update(part.lower() for part in _CAMEL_RE.findall(piece))
-    mask = 0
+    return class_mask(value, _word_masks())
+
+
+@functools.cache
+def _word_masks() -> dict[str, int]:
+    """Return per word of ``CLASS_GROUPS`` the bit mask of the groups that hold it."""
+    masks: dict[str, int] = {}
     for bit, (_, group) in enumerate(CLASS_GROUPS):
-        if not group.isdisjoint(tokens):
-            mask |= 1 << bit
-    return mask
+        for word in group:
+            masks[word] = masks.get(word, 0) | 1 << bit
+    return masks
 
 
 def element_groups(element: html.HtmlElement) -> int:
@@ -238,7 +217,8 @@ def element_groups(element: html.HtmlElement) -> int:
 
 
 def _ancestor_groups(blocks: Sequence[Block], top: html.HtmlElement) -> list[int]:
-    """Return per block the class groups of its ancestors strictly below ``top``."""
+    """Return per block the class groups of its ancestors strictly below ``top`` (blocks not read from a page
+    table: ``_class_columns`` reads the table)."""
     inclusive: dict[html.HtmlElement, int] = {}  # element -> groups of it and its ancestors below top
     masks: list[int] = []
     for block in blocks:
@@ -255,43 +235,66 @@ def _ancestor_groups(blocks: Sequence[Block], top: html.HtmlElement) -> list[int
     return masks
 
 
+def _value_groups(cls: str | None, ident: str | None) -> int:
+    """``element_groups`` of an element with these class and id values (None: no such attribute)."""
+    if not cls and not ident:
+        return 0
+    return class_groups(f"{cls or ''} {ident or ''}")
+
+
+def _class_columns(blocks: Sequence[Block], top: html.HtmlElement) -> tuple[npt.NDArray[np.int64],
+                                                                           npt.NDArray[np.int64]]:
+    """Return per block the class groups of its element and those of its ancestors strictly below ``top``."""
+    table = blocks[0].page.table if blocks else None
+    if table is not None and blocks[0].page.top is top:
+        nodes = np.fromiter((block.node for block in blocks), dtype=np.int32, count=len(blocks))
+        own, ancestors = element_masks(table, nodes, _value_groups)
+        return own, ancestors
+    return (np.array([element_groups(block.element) for block in blocks], dtype=np.int64),
+            np.array(_ancestor_groups(blocks, top), dtype=np.int64))
+
+
+def _log1p(values: npt.NDArray[Any]) -> npt.NDArray[np.float64]:
+    """Return ``math.log1p`` of each value: the C library's, to the last bit (numpy's may be a vector version)."""
+    return np.array([math.log1p(value) for value in values.tolist()], dtype=np.float64)
+
+
 # --- CETD-TPC -----------------------------------------------------------------------------------
 
 
-def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement,
-                  whole: bool = True) -> list[tuple[float, float, float, float]]:
-    """Return per block (log1p TBD, CTPC, inside the content block, TDTPC / best TDTPC).
+def _cetd_columns(blocks: Sequence[Block], top: html.HtmlElement, whole: bool = True) -> npt.NDArray[np.float64]:
+    """Return per block (log1p TBD, CTPC, inside the content block, TDTPC / best TDTPC), shape (blocks, 4).
 
-    CETD runs on a copy of the page without the elements ``page_blocks`` skips (script text in
-    the body would otherwise count as text). ``whole``: ``blocks`` are all the page's blocks and
-    the copy is the whole page; else it holds only their regions (``_pruned_copy``).
+    CETD runs on the page without the elements ``page_blocks`` skips (script text in the body would otherwise
+    count as text). ``whole``: ``blocks`` are all the page's blocks, and CETD reads the statistics of their page
+    table (``extraction.dom.pagetable.cetd_scores``: those of ``compute_stats(top, skipped)``, by the
+    segmentation's element ordinal); else it runs on a copy that holds only their regions (``_pruned_copy``).
     """
     page = blocks[0].page if blocks else None
-    # page_blocks found the skipped elements in its walk of the same top (1 ms a page less than looking again)
-    skip = page.skipped if page is not None and page.top is top else _invisible(top)
-    if whole:  # the invisible elements are skipped in place: the same statistics as on a copy without them
-        stats = compute_stats(top, skip)
-        twins: Twins = {block.element: block.element for block in blocks}
+    columns = np.zeros((len(blocks), 4), dtype=np.float64)
+    if not blocks:
+        return columns
+    if whole and page is not None and page.table is not None and page.top is top:
+        table = page.table
+        tbd, ctpc, tdtpc, _, _, best = cetd_scores(table, TAU_LAMBDA)
+        rows = np.fromiter((block.order for block in blocks), dtype=np.int64, count=len(blocks))
+        tn = table.s_tn
     else:
-        clean, twins = _pruned_copy(top, blocks, skip)
+        clean, twins = _pruned_copy(top, blocks, _invisible(top))
         stats = compute_stats(clean)
-    scores = score(stats)
-    best = scores.best
-    best_end = best + stats.tn[best] if best >= 0 else -1  # pre-order: the subtree is a range
-    best_score = scores.tdtpc[best] if best >= 0 else 0.0
-    columns: list[tuple[float, float, float, float]] = []
-    for block in blocks:
-        twin = twins.get(block.element)
-        i = stats.index.get(twin, -1) if twin is not None else -1
-        if i < 0:
-            columns.append((0.0, 0.0, 0.0, 0.0))
-            continue
-        columns.append((
-            math.log1p(scores.tbd[i]),
-            scores.ctpc[i],
-            1.0 if best <= i < best_end else 0.0,
-            scores.tdtpc[i] / best_score if best_score > 0 else 0.0,
-        ))
+        scores = score(stats)
+        tbd, ctpc, tdtpc, best = (np.asarray(scores.tbd, dtype=np.float64), np.asarray(scores.ctpc, dtype=np.float64),
+                                  np.asarray(scores.tdtpc, dtype=np.float64), scores.best)
+        rows = np.array([stats.index.get(twins.get(block.element), -1) for block in blocks], dtype=np.int64)
+        tn = np.asarray(stats.tn, dtype=np.int64)
+    found = rows >= 0
+    at = rows[found]
+    best_end = best + int(tn[best]) if best >= 0 else -1  # pre-order: the subtree is a range
+    best_score = float(tdtpc[best]) if best >= 0 else 0.0
+    columns[found, 0] = _log1p(tbd[at])
+    columns[found, 1] = ctpc[at]
+    columns[found, 2] = ((best <= at) & (at < best_end)).astype(np.float64)
+    columns[found, 3] = tdtpc[at] / best_score if best_score > 0 else 0.0
     return columns
 
 
@@ -387,44 +390,41 @@ def block_features(blocks: Sequence[Block], root: html.HtmlElement | None = None
         return np.zeros((0, len(BLOCK_FEATURES)), dtype=np.float32)
     top = walk_top(root if root is not None else blocks[0].element.getroottree().getroot())
     page = blocks[0].page
+    n = len(chosen)
     cetd = _cetd_columns(chosen, top, whole=len(chosen) == len(blocks))
-    ancestors = _ancestor_groups(chosen, top)
-    last_index = max(len(blocks) - 1, 1)
-    groups = range(len(CLASS_GROUPS))
-    rows: list[list[float]] = []
-    for block, cetd_row, ancestor_mask in zip(chosen, cetd, ancestors, strict=True):
-        noise = words = zh = latin = 0
-        for paragraph in block.paragraphs:
-            counts = text_counts(paragraph.text)
-            noise += counts[0]
-            words += counts[1]
-            zh += counts[2]
-            latin += counts[3]
-        chars = max(block.chars, 1)
-        paragraphs = max(len(block.paragraphs), 1)
-        own_mask = element_groups(block.element)
-        rows.append([
-            block.chars / (page.chars + 1),
-            block.link_chars / (page.link_chars + 1),
-            block.links / (page.links + 1),
-            block.imgs / (page.imgs + 1),
-            block.link_chars / (block.chars + 1),
-            block.link_chars / chars,
-            noise / words if words else 0.0,
-            zh / chars,
-            latin / chars,
-            block.deco_tags / max(block.tags, 1),
-            block.order / max(page.elements, 1),
-            *(float(own_mask >> bit & 1) for bit in groups),
-            *(float(ancestor_mask >> bit & 1) for bit in groups),
-            *cetd_row,
-            block.depth / max(page.max_depth, 1),
-            math.log1p(block.chars),
-            math.log1p(len(block.paragraphs)),
-            math.log1p(block.chars / paragraphs),
-            block.index / last_index,
-        ])
-    return np.asarray(rows, dtype=np.float32)
+    own_masks, ancestor_masks = _class_columns(chosen, top)
+    # per block: chars, link chars, links, images, tags, decoration tags, order, depth, paragraphs, index
+    counts = np.array([(block.chars, block.link_chars, block.links, block.imgs, block.tags, block.deco_tags,
+                        block.order, block.depth, len(block.paragraphs), block.index) for block in chosen],
+                      dtype=np.int64).reshape(n, 10)
+    chars, link_chars, links, imgs, tags, deco, order, depth, paragraph_count, index = counts.T
+    texts = [text_counts(paragraph.text) for block in chosen for paragraph in block.paragraphs]
+    sums = np.add.reduceat(np.array(texts, dtype=np.int64).reshape(len(texts), 4),
+                           np.cumsum(paragraph_count) - paragraph_count) if texts else np.zeros((n, 4), np.int64)
+    noise, words, zh, latin = sums.T
+    bounded_chars = np.maximum(chars, 1)
+    columns = [
+        chars / (page.chars + 1),
+        link_chars / (page.link_chars + 1),
+        links / (page.links + 1),
+        imgs / (page.imgs + 1),
+        link_chars / (chars + 1),
+        link_chars / bounded_chars,
+        np.divide(noise, words, out=np.zeros(n), where=words > 0),
+        zh / bounded_chars,
+        latin / bounded_chars,
+        deco / np.maximum(tags, 1),
+        order / max(page.elements, 1),
+        *((own_masks >> bit & 1).astype(np.float64) for bit in range(len(CLASS_GROUPS))),
+        *((ancestor_masks >> bit & 1).astype(np.float64) for bit in range(len(CLASS_GROUPS))),
+        *cetd.T,
+        depth / max(page.max_depth, 1),
+        _log1p(chars),
+        _log1p(paragraph_count),
+        _log1p(chars / np.maximum(paragraph_count, 1)),
+        index / max(len(blocks) - 1, 1),
+    ]
+    return np.stack(columns, axis=1).astype(np.float32)
 
 
 def paragraph_features(block: Block) -> FloatArray:

@@ -19,7 +19,8 @@ so are a media element's fallback content (``FALLBACK_TAGS``: ``<video>``, ``<au
 by a CSS framework's class (``HIDING_CLASSES``) and image captions (``CAPTION_TAGS``,
 and inside a ``<figure>`` the elements whose class names a caption or a credit), which no extraction gold here
 counts as text.
-The walk is one iterative ``etree.iterwalk`` (pages can be thousands of levels deep).
+The walk is the compiled page table's one iterative pre-order pass (``extraction.dom.table``; pages can be
+thousands of levels deep); the Python walk it replaced is the tests' oracle (tests/extraction/dom/reference.py).
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from lxml import etree, html
+import numpy as np
+from lxml import html
 
-from extraction.dom.text import BLOCK_TAGS as LINE_BREAK_TAGS
-from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+from extraction.dom import pagetable
+from extraction.dom.pagetable import PageTable
+from extraction.dom.text import BLOCK_TAGS as LINE_BREAK_TAGS  # noqa: F401 (extraction.dom.table reads it here)
+from extraction.dom.text import INVISIBLE_TAGS
 
 # Block-level containers that segment a page. Paper 004 names body, section and div; we add
 # the other HTML5 sectioning/layout containers (article, main, aside, header, footer, nav),
@@ -74,30 +78,6 @@ _SHOWING_CLASS_RE = re.compile(r"d-(?:sm|md|lg|xl|xxl)-(?!none)|(?:sm|md|lg|xl|2
 FALLBACK_TAGS = frozenset({"video", "audio"})
 SKIPPED_TAGS = INVISIBLE_TAGS | CAPTION_TAGS | FALLBACK_TAGS  # what the segmentation skips with its subtree
 
-# Bit flags of a tag, looked up once per element.
-_BLOCK = 1
-_BREAK = 2
-_LINK = 4
-_IMAGE = 8
-_DECORATION = 16
-_INVISIBLE = 32
-_FIGURE = 64
-
-
-def _tag_kinds() -> dict[str, int]:
-    kinds: dict[str, int] = {}
-    for tags, flag in ((BLOCK_TAGS, _BLOCK | _BREAK), (LINE_BREAK_TAGS, _BREAK), ({LINK_TAG}, _LINK),
-                       ({IMAGE_TAG}, _IMAGE), (DECORATION_TAGS, _DECORATION),
-                       (SKIPPED_TAGS, _INVISIBLE), ({FIGURE_TAG}, _FIGURE)):
-        for tag in tags:
-            kinds[tag] = kinds.get(tag, 0) | flag
-    return kinds
-
-
-_KINDS = _tag_kinds()
-# The attributes extraction.dom.text.is_hidden reads: elements without any of them are visible.
-_HIDING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style"})
-
 
 @dataclass(frozen=True, slots=True)
 class Paragraph:
@@ -127,10 +107,10 @@ class PageTotals:
     imgs: int
     max_depth: int  # deepest visible element, the top at depth 0
     lines: int  # paragraphs on the page
-    # The walk's top and the elements it skipped there (SKIPPED_TAGS, hidden elements; not those inside
-    # them): CETD counts the same page without them (extraction.blockclf.features).
+    # The walk's top, and the page table the blocks were read from (extraction.dom.table), which the block and
+    # page-type features read (CETD counts the page without the elements the segmentation skipped there).
     top: html.HtmlElement | None = field(default=None, compare=False, repr=False)
-    skipped: frozenset[html.HtmlElement] = field(default=frozenset(), compare=False, repr=False)
+    table: PageTable | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,27 +130,12 @@ class Block:
     tags: int  # elements, the block element itself included
     deco_tags: int  # DECORATION_TAGS elements
     page: PageTotals
+    node: int = field(default=-1, compare=False, repr=False)  # the element's index in ``page.table`` (-1: none)
 
     @property
     def text_chars(self) -> int:
         """Return the block's characters outside links (``chars - link_chars``)."""
         return self.chars - self.link_chars
-
-
-class _Region:
-    """Counts of one block element's own region while the walk is open."""
-
-    __slots__ = ("deco_tags", "depth", "element", "imgs", "links", "order", "paragraphs", "tags")
-
-    def __init__(self, element: html.HtmlElement, order: int, depth: int) -> None:
-        self.element = element
-        self.order = order
-        self.depth = depth
-        self.paragraphs: list[tuple[str, int, int]] = []  # (text, link chars, page line number)
-        self.links = 0
-        self.imgs = 0
-        self.tags = 0
-        self.deco_tags = 0
 
 
 def _hidden_by_class(classes: str, in_figure: bool) -> bool:
@@ -202,132 +167,25 @@ def walk_top(root: html.HtmlElement) -> html.HtmlElement:
     return root if body is None else body
 
 
-def _flush(line: list[str], link_chars: int, line_no: int, region: _Region) -> int:
-    """End the current line: add it to ``region`` as a paragraph if it has text; return the next line number."""
-    text = " ".join("".join(line).split())
-    line.clear()
-    if not text:
-        return line_no
-    region.paragraphs.append((text, link_chars, line_no))
-    return line_no + 1
-
-
 def page_blocks(root: html.HtmlElement) -> list[Block]:
     """Return the blocks of a page (document or element) that have own visible text, in document order.
 
     The top of the walk (see ``walk_top``) is always a block, whatever its tag, so every visible
-    text node has a block. The tree is not modified.
+    text node has a block. The tree is not modified. Read from the page table (``extraction.dom.table``),
+    which its features read too (``PageTotals.table``).
     """
+    from extraction.dom.table import page_table
+
     top = walk_top(root)
-    regions: list[_Region] = []
-    stack: list[_Region] = []
-    line: list[str] = []  # raw text pieces of the current line; it belongs to stack[-1]
-    line_link = 0  # link characters of the current line
-    line_no = 0
-    order = -1
-    depth = -1
-    max_depth = 0
-    in_link = 0  # open <a> elements
-    in_figure = 0  # open <figure> elements
-    skipped = False  # the previous event started an invisible element: this one is its end
-    invisible: list[html.HtmlElement] = []  # the elements skipped
-    kinds: list[int] = []  # kinds of the open elements, so that "end" need not read the tag again
-
-    walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
-    for event, node in walker:
-        if event == "start":
-            kind = _KINDS.get(node.tag, 0)
-            names = node.keys()  # one call instead of is_hidden's three lookups on most elements
-            if kind & _INVISIBLE or (names and not _HIDING_ATTRIBUTES.isdisjoint(names) and is_hidden(node)) \
-                    or ("class" in names and _hidden_by_class(node.get("class", ""), in_figure > 0)):
-                walker.skip_subtree()  # its "end" still comes, right after
-                skipped = True
-                invisible.append(node)
-                continue
-            order += 1
-            depth += 1
-            kinds.append(kind)
-            if kind & _BREAK and line:
-                line_no = _flush(line, line_link, line_no, stack[-1])
-                line_link = 0
-            if depth > max_depth:
-                max_depth = depth
-            if kind & _BLOCK or node is top:
-                region = _Region(node, order, depth)
-                regions.append(region)
-                stack.append(region)
-            else:
-                region = stack[-1]
-            region.tags += 1
-            if kind & _LINK:
-                region.links += 1
-                in_link += 1
-            if kind & _FIGURE:
-                in_figure += 1
-            if kind & _IMAGE:
-                region.imgs += 1
-            if kind & _DECORATION:
-                region.deco_tags += 1
-            piece = node.text
-            if piece:
-                line.append(piece)
-                if in_link:
-                    line_link += len(" ".join(piece.split()))
-            continue
-        if event == "end":
-            if skipped:
-                skipped = False
-            else:
-                kind = kinds.pop()
-                if kind & _LINK:
-                    in_link -= 1
-                if kind & _FIGURE:
-                    in_figure -= 1
-                is_block = bool(kind & _BLOCK) or node is top
-                if (kind & _BREAK or is_block) and line:
-                    line_no = _flush(line, line_link, line_no, stack[-1])
-                    line_link = 0
-                if is_block:
-                    stack.pop()
-                depth -= 1
-            if node is top:
-                break
-        # "end" of an element, a comment or a processing instruction: its tail is the parent's text.
-        piece = node.tail
-        if piece:
-            line.append(piece)
-            if in_link:
-                line_link += len(" ".join(piece.split()))
-    return _finish(regions, order + 1, max_depth, line_no, top, frozenset(invisible))
+    return table_blocks(page_table(top), top)
 
 
-def _finish(regions: list[_Region], elements: int, max_depth: int, lines: int, top: html.HtmlElement,
-            invisible: frozenset[html.HtmlElement]) -> list[Block]:
-    """Return the blocks of the regions that have text; empties ``regions`` as it goes, so that a
-    page of 400,000 blocks does not hold both forms at once (about 80 MB less at the peak)."""
-    chars = link_chars = links = imgs = 0
-    for region in regions:
-        for text, linked, _ in region.paragraphs:
-            chars += len(text)
-            link_chars += min(linked, len(text))
-        links += region.links
-        imgs += region.imgs
-    page = PageTotals(elements, chars, link_chars, links, imgs, max_depth, lines, top, invisible)
-    blocks: list[Block] = []
-    regions.reverse()
-    while regions:  # popped in document order: a region's memory is freed as its block is made
-        region = regions.pop()
-        if not region.paragraphs:
-            continue
-        # Link pieces are disjoint parts of the collapsed line, so linked <= len(text); min() guards it.
-        paragraphs = [Paragraph(text, i, len(text), min(linked, len(text)), number, number)
-                      for i, (text, linked, number) in enumerate(region.paragraphs)]
-        blocks.append(Block(
-            element=region.element, index=len(blocks), order=region.order, depth=region.depth,
-            text="\n".join(p.text for p in paragraphs), paragraphs=paragraphs,
-            chars=sum(p.chars for p in paragraphs), link_chars=sum(p.link_chars for p in paragraphs),
-            links=region.links, imgs=region.imgs, tags=region.tags, deco_tags=region.deco_tags, page=page,
-        ))
+def table_blocks(table: PageTable, top: html.HtmlElement) -> list[Block]:
+    """Return the blocks of a page table (``page_blocks``)."""
+    counts, links = table.line_chars, np.minimum(table.line_link, table.line_chars)
+    page = PageTotals(table.elements, int(counts.sum()), int(links.sum()), int(table.region_links.sum()),
+                      int(table.region_imgs.sum()), table.max_depth, table.lines, top, table)
+    blocks: list[Block] = pagetable.table_blocks(table, page, Paragraph, Block)
     return blocks
 
 

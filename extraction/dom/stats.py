@@ -1,6 +1,7 @@
 """Per-element DOM statistics shared by CETD-TPC (paper 001) and I-AWCE (paper 000).
 
-One iterative walk (``etree.iterwalk``: "start" assigns an element its index, depth and tag
+One iterative walk (compiled: ``extraction.dom.pagetable.dom_stats``; the Python form it replaced is the tests'
+oracle, tests/extraction/dom/reference.py): "start" assigns an element its index, depth and tag
 path; "end" -- post-order -- folds its subtree totals into its parent; a comment's or PI's tail is
 text of the open element), so it is linear in the number of nodes and safe on arbitrarily deep
 pages. Everything is stored in parallel lists indexed by document (pre-)order; ``index`` maps an
@@ -24,7 +25,9 @@ from collections.abc import Collection
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from lxml import etree, html
+from lxml import html
+
+from extraction.dom.pagetable import dom_stats
 
 LINK_TAG = "a"
 
@@ -97,94 +100,12 @@ def compute_stats(top: html.HtmlElement, skip: Collection[html.HtmlElement] = ()
     ``skip``: elements counted as if they had been removed with their tails kept
     (``extraction.dom.preprocess.remove_keep_tail``): their subtrees are not walked and the text
     around them joins into one text node, so the statistics equal those of a pruned copy without
-    making one.
+    making one. The walk is compiled (``extraction.dom.pagetable.dom_stats``).
     """
-    s = DomStats()
-    # The walk runs once per page on every element (twice on list pages): the lists' methods are bound
-    # once, and the text nodes of indentation alone (most of them) are passed over without a call.
-    elements, parents, paths, in_links, index = s.elements, s.parent, s.path, s.in_link, s.index
-    cn, lcn, tn, ltn = s.cn, s.lcn, s.tn, s.ltn
-    text_nodes, own_len, own_nodes = s.text_nodes, s.own_text_len, s.own_text_nodes
-    path_parents, path_tags = s.path_parent, s.path_tag
-    path_ids: dict[tuple[int, str], int] = {}
-    stack: list[int] = []  # indices of the open elements
-    pending: list[str] = []  # per open element: the text node being read (text or tails between children)
-    walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
-    skipped = None
-    for event, node in walker:
-        if event == "start":
-            if skip and node in skip and node is not top:
-                walker.skip_subtree()
-                skipped = node
-                if node.tail:
-                    pending[-1] += node.tail  # the tail joins the text before the skipped element
-                continue
-            if stack:
-                parent = stack[-1]
-                text = pending[-1]  # the text node before this child ends here
-                if text and not text.isspace():  # most are indentation: no call for them
-                    _add_own_text(s, parent, text)
-                pending[-1] = ""
-                path_parent = paths[parent]
-                parent_in_link = in_links[parent]
-            else:
-                parent = path_parent = -1
-                parent_in_link = False
-            i = len(elements)
-            tag = node.tag.lower()
-            key = (path_parent, tag)
-            path = path_ids.get(key)
-            if path is None:
-                path = path_ids[key] = len(path_tags)
-                path_parents.append(path_parent)
-                path_tags.append(tag)
-            is_link = tag == LINK_TAG
-            elements.append(node)
-            index[node] = i
-            parents.append(parent)
-            paths.append(path)
-            in_links.append(is_link or parent_in_link)
-            cn.append(0)
-            lcn.append(0)
-            text_nodes.append(0)
-            own_len.append(0)
-            own_nodes.append(0)
-            tn.append(1)  # the block contains its own root tag
-            ltn.append(1 if is_link else 0)
-            stack.append(i)
-            pending.append(node.text or "")
-        elif event == "end":
-            if node is skipped:
-                skipped = None
-                continue
-            i = stack.pop()
-            text = pending.pop()
-            if text and not text.isspace():
-                _add_own_text(s, i, text)
-            if stack:
-                # Post-order: the subtree of i is complete, fold it into the parent.
-                parent = stack[-1]
-                cn[parent] += cn[i]
-                lcn[parent] += lcn[i]
-                tn[parent] += tn[i]
-                ltn[parent] += ltn[i]
-                text_nodes[parent] += text_nodes[i]
-                if node is not top and node.tail:
-                    pending[-1] = node.tail
-        elif stack and node is not top:
-            # A comment or PI is not an element: its tail is direct text of the open element.
-            _add_own_text(s, stack[-1], node.tail)
-    return s
+    (elements, parent, path, in_link, cn, lcn, tn, ltn, text_nodes, own_len, own_nodes, path_parent,
+     path_tag) = dom_stats(top, skip)
+    index = {element: i for i, element in enumerate(elements)}
+    return DomStats(elements, index, parent, path, in_link, cn, lcn, tn, ltn, text_nodes, own_len, own_nodes,
+                    path_parent, path_tag)
 
 
-def _add_own_text(s: DomStats, i: int, text: str | None) -> None:
-    """Count ``text`` as a direct text node of element ``i``."""
-    length = text_length(text)
-    if not length:
-        return
-    s.own_text_len[i] += length
-    s.own_text_nodes[i] += 1
-    s.cn[i] += length
-    s.text_nodes[i] += 1
-    if s.in_link[i]:
-        s.lcn[i] += length

@@ -16,6 +16,7 @@ from typing import Any
 from lxml import html
 
 from extraction.dom.html import TITLE_MAX_CHARS, declared_lang, title_text
+from extraction.dom.pagetable import metadata_elements
 from extraction.dom.text import visible_text
 from extraction.metadata.authors import (
     AUTHOR_BOX_MAX_CHARS,
@@ -100,6 +101,7 @@ KICKER_MAX_CHARS = 40  # the line above the headline is read for a date when it 
 # alternation with re.I on the long class lists of utility-CSS pages (1.4 ms a WCXB page).
 _BYLINE_NAMES = ("byline", "author", "writer", "reporter", "journalist", "zuozhe", "editor")
 _DATELINE_NAMES = ("date", "time", "publish", "posted", "byline", "meta", "info", "source")
+_BYLINE_WORDS, _DATELINE_WORDS = (tuple(word.encode() for word in words) for words in (_BYLINE_NAMES, _DATELINE_NAMES))
 
 
 @dataclass
@@ -124,30 +126,25 @@ _NOT_TEXT_TAGS = frozenset({"script", "style", "meta", "link", "body", "html", "
 def _scan(root: html.HtmlElement) -> _Scan:
     """Walk the page once: every element's ``itemprop``, the short text of the elements whose class, id or rel
     names a byline (``_BYLINE_NAMES``) or a dateline (``_DATELINE_NAMES``), and a forum's user names
-    (``_USER_CLASSES``)."""
+    (``_USER_CLASSES``). The walk is compiled (``extraction.dom.pagetable.metadata_elements``: the elements of
+    each kind, with ``_name_kinds``'s test); their texts are read here."""
     found = _Scan()
-    for element in root.iter():
-        tag = element.tag
-        if not isinstance(tag, str):
-            continue
-        prop = element.get("itemprop")
-        if prop:
-            for name in prop.split():
-                found.itemprops.setdefault(name, []).append(element)
-                if name in ("datePublished", "dateCreated"):
-                    found.created.append(element)
-        if tag in _NOT_TEXT_TAGS:
-            continue
-        cls, ident, rel = element.get("class"), element.get("id"), element.get("rel")
-        if found.user is None and cls and "name" in cls:  # ``_USER_CLASSES``, or a data-username by a class "name"
-            user = element.get("data-username")
-            if user is None and not _USER_CLASSES.isdisjoint(cls.lower().split()) and not _in_form(element):
-                user = _short_text(element)
-            if user and user.strip():
-                found.user = " ".join(user.split())
-        if not (cls or ident or rel):
-            continue
-        byline, dateline = _name_kinds(cls or "", ident or "", rel or "")
+    itemprops, users, named = metadata_elements(root, _NOT_TEXT_TAGS.__contains__, _BYLINE_WORDS, _DATELINE_WORDS,
+                                                _name_kinds)
+    for element, prop in itemprops:
+        for name in prop.split():
+            found.itemprops.setdefault(name, []).append(element)
+            if name in ("datePublished", "dateCreated"):
+                found.created.append(element)
+    for element in users:  # class names holding "name": ``_USER_CLASSES``, or a data-username by a class "name"
+        cls = element.get("class") or ""
+        user = element.get("data-username")
+        if user is None and not _USER_CLASSES.isdisjoint(cls.lower().split()) and not _in_form(element):
+            user = _short_text(element)
+        if user and user.strip():
+            found.user = " ".join(user.split())
+            break
+    for element, byline, dateline in named:
         if byline and _in_form(element):  # a comment form's "Name (required)" field, named "comment-form-author"
             byline = False
         if byline or dateline:

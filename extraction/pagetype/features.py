@@ -46,15 +46,15 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from urllib.parse import unquote, urlsplit
 
 import numpy as np
 import numpy.typing as npt
-from lxml import etree, html
+from lxml import html
 
-from extraction.dom.blocks import Block, Paragraph, page_blocks, walk_top
-from extraction.dom.text import INVISIBLE_TAGS, is_hidden
+from extraction.dom.blocks import Block, page_blocks, walk_top
+from extraction.dom.table import page_table
 
 # Bump when a feature's definition or the order of DOM_FEATURES changes (meta.json records it).
 DOM_FEATURE_VERSION = 2
@@ -174,7 +174,6 @@ SLUG_HYPHENS = 3
 MAX_URL_DEPTH = 12
 
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
-_HIDING_ATTRIBUTES = frozenset({"hidden", "aria-hidden", "style"})
 _CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _DIGITS_RE = re.compile(r"\d+")
 _ARTICLE_TYPE_RE = re.compile(r"(?:Article|BlogPosting|Report)$")
@@ -215,12 +214,27 @@ def _share(part: float, whole: float) -> float:
 
 def _text_features(blocks: Sequence[Block]) -> list[float]:
     """Return the text features and then the run features, in their tuples' order."""
-    paragraphs = sorted((p for block in blocks for p in block.paragraphs), key=lambda p: p.line_start)
-    chars = sum(p.chars for p in paragraphs)
+    table = blocks[0].page.table if blocks else None
+    if table is not None:  # the page's lines in order, their CJK characters counted in the pass
+        counts, linked, cjk = table.line_chars.tolist(), table.line_link.tolist(), table.line_cjk.tolist()
+        starts, text = table.line_start.tolist(), table.text
+        lines = [(count, min(link, count), han, i) for i, (count, link, han) in enumerate(zip(counts, linked, cjk,
+                                                                                            strict=True))]
+
+        def read(i: int) -> str:
+            return text[starts[i]:starts[i] + counts[i]]
+    else:
+        paragraphs = sorted((p for block in blocks for p in block.paragraphs), key=lambda p: p.line_start)
+        lines = [(p.chars, p.link_chars, len(_CJK_RE.findall(p.text)), i) for i, p in enumerate(paragraphs)]
+        texts = [p.text for p in paragraphs]
+
+        def read(i: int) -> str:
+            return texts[i]
+    chars = sum(line[0] for line in lines)
     links = blocks[0].page.links if blocks else 0
     if chars == 0:
         return [0.0, _log(links)] + [0.0] * (len(TEXT_FEATURES) - 2 + len(RUN_FEATURES))
-    link_chars = sum(p.link_chars for p in paragraphs)
+    link_chars = sum(line[1] for line in lines)
     third_chars = [0, 0, 0]
     third_links = [0, 0, 0]
     seen = 0
@@ -229,19 +243,19 @@ def _text_features(blocks: Sequence[Block]) -> list[float]:
     long_count = 0
     long_chars = 0
     runs = _Runs()
-    for p in paragraphs:
-        third = min(2, int(3 * (seen + p.chars / 2) / chars))  # by the paragraph's middle
-        seen += p.chars
-        third_chars[third] += p.chars
-        third_links[third] += p.link_chars
-        weight = 1.0 + (CJK_CHAR_WEIGHT - 1.0) * len(_CJK_RE.findall(p.text)) / p.chars
-        runs.add(p, weight, latin_chars)
-        latin_chars += weight * p.chars
-        own = weight * (p.chars - p.link_chars)
+    for count, link, han, where in lines:
+        third = min(2, int(3 * (seen + count / 2) / chars))  # by the paragraph's middle
+        seen += count
+        third_chars[third] += count
+        third_links[third] += link
+        weight = 1.0 + (CJK_CHAR_WEIGHT - 1.0) * han / count
+        runs.add(count, link, weight, latin_chars, where, read)
+        latin_chars += weight * count
+        own = weight * (count - link)
         longest = max(longest, own)
         if own >= LONG_PARAGRAPH_CHARS:
             long_count += 1
-            long_chars += p.chars
+            long_chars += count
     return [
         _log(latin_chars), _log(links), _share(link_chars, chars),
         *(_share(link, total) for link, total in zip(third_links, third_chars, strict=True)),
@@ -262,22 +276,25 @@ class _Runs:
         self.best = (0.0, 0, 0.0, 0.0)
         self.link_lines = 0
 
-    def add(self, p: Paragraph, weight: float, before: float) -> None:
-        """Add one paragraph; ``weight`` is its Latin-equivalent factor, ``before`` the characters before it."""
-        links = p.link_chars / p.chars
-        own = weight * (p.chars - p.link_chars)
+    def add(self, chars: int, link_chars: int, weight: float, before: float, where: int,
+            text: Callable[[int], str]) -> None:
+        """Add one paragraph of ``chars`` characters, ``link_chars`` in links; ``weight`` is its Latin-equivalent
+        factor, ``before`` the characters before it; ``text(where)`` its text, read only for a paragraph of
+        running text (does it end like a sentence)."""
+        links = link_chars / chars
+        own = weight * (chars - link_chars)
         if links < RUN_LINK_SHARE and own >= RUN_PARAGRAPH_CHARS:
             current = self.current
             if not current[1]:
                 current[3] = before
             current[0] += own
             current[1] += 1
-            current[2] += own if _SENTENCE_END_RE.search(p.text.rstrip()) else 0.0
+            current[2] += own if _SENTENCE_END_RE.search(text(where).rstrip()) else 0.0
             self.running += own
             self.link_lines = 0
-        elif links >= RUN_BREAK_SHARE and p.chars >= 8:
+        elif links >= RUN_BREAK_SHARE and chars >= 8:
             self.link_lines += 1
-            if self.link_lines >= 2 or weight * p.chars >= RUN_PARAGRAPH_CHARS:
+            if self.link_lines >= 2 or weight * chars >= RUN_PARAGRAPH_CHARS:
                 self.close()
 
     def close(self) -> None:
@@ -299,106 +316,21 @@ class _Runs:
                 _share(sentences, chars), _share(start, total), _share(self.running, total)]
 
 
-class _Frame:
-    """An open element of the structure walk: its subtree's characters (and those inside links), whether
-    it holds a link and its children's item groups by signature (signature -> [items, their characters])."""
-
-    __slots__ = ("chars", "groups", "has_link", "link_chars")
-
-    def __init__(self) -> None:
-        self.chars = 0
-        self.link_chars = 0
-        self.has_link = False
-        self.groups: dict[str, list[int]] = {}
-
-
-def _signature(element: html.HtmlElement) -> str:
-    # Digits are dropped from class names: "post-123 post-124" siblings are one repeated item.
-    cls = element.get("class")
-    if not cls:
-        return str(element.tag)
-    return f"{element.tag}.{' '.join(sorted(_DIGITS_RE.sub('', cls).split()))}"
-
-
-def _is_headline(text: str) -> bool:
-    return len(text) >= HEADLINE_CHARS or len(_CJK_RE.findall(text)) >= HEADLINE_CJK_CHARS
-
-
-def _structure_features(root: html.HtmlElement) -> list[float]:
-    """Return the anchor features and then the structure features, in their tuples' order."""
-    top = walk_top(root)
-    frames: list[_Frame] = []
-    total = p_chars = in_p = in_link = 0
-    anchors = headline_anchors = headings = linked_headings = articles = times = 0
-    best_size = best_chars = 0
-    skipped = False
-    walker = etree.iterwalk(top, events=("start", "end", "comment", "pi"))
-    for event, node in walker:
-        if event == "start":
-            tag = node.tag
-            names = node.keys()
-            if tag in INVISIBLE_TAGS or (names and not _HIDING_ATTRIBUTES.isdisjoint(names) and is_hidden(node)):
-                walker.skip_subtree()  # its "end" still comes, right after
-                skipped = True
-                continue
-            frames.append(_Frame())
-            if tag == "a":
-                in_link += 1
-            elif tag == "p":
-                in_p += 1
-            elif tag == "article":
-                articles += 1
-            elif tag == "time":
-                times += 1
-            text = node.text  # the element's own text, counted below like a tail
-        elif event == "end":
-            if skipped:
-                skipped = False
-            else:
-                frame = frames.pop()
-                tag = node.tag
-                if tag == "a":
-                    in_link -= 1
-                    frame.has_link = True
-                    text = " ".join(node.text_content().split())
-                    if text:
-                        anchors += 1
-                        headline_anchors += _is_headline(text)
-                elif tag == "p":
-                    in_p -= 1
-                elif tag in _HEADINGS:
-                    headings += 1
-                    linked_headings += frame.has_link
-                for size, chars in frame.groups.values():
-                    if (size, chars) > (best_size, best_chars):
-                        best_size, best_chars = size, chars
-                if frames:
-                    parent = frames[-1]
-                    parent.chars += frame.chars
-                    parent.link_chars += frame.link_chars
-                    parent.has_link = parent.has_link or frame.has_link
-                    if frame.has_link and frame.link_chars >= ITEM_LINK_SHARE * frame.chars:
-                        group = parent.groups.setdefault(_signature(node), [0, 0])
-                        group[0] += 1
-                        group[1] += frame.chars
-            if node is top:
-                break
-            text = node.tail  # after an element's end, its tail is the parent's text
-        else:  # a comment or a processing instruction: only its tail is text
-            text = node.tail
-        if text and frames and not text.isspace():
-            piece = len(" ".join(text.split()))  # whitespace-collapsed length, inline: twice per element
-            frames[-1].chars += piece
-            total += piece
-            if in_link:
-                frames[-1].link_chars += piece
-            if in_p:
-                p_chars += piece
+def _structure_features(counts: dict[str, int]) -> list[float]:
+    """Return the anchor features and then the structure features, in their tuples' order, from the page
+    table's counts (``extraction.dom.pagetable``: its structure walk skips ``INVISIBLE_TAGS`` and the elements
+    hidden by markup, top included; an anchor's text is its ``text_content()``, headline-like with
+    ``HEADLINE_CHARS`` characters or ``HEADLINE_CJK_CHARS`` CJK ones; the items of a parent are its children
+    that hold a link carrying at least ``ITEM_LINK_SHARE`` of their text, grouped by
+    ``extraction.dom.table.item_signature``)."""
+    anchors, headline_anchors = counts["anchors"], counts["headline_anchors"]
+    best_size, best_chars, total = counts["best_size"], counts["best_chars"], counts["total"]
+    headings, linked_headings = counts["headings"], counts["linked_headings"]
     return [
         _share(headline_anchors, anchors), _log(headline_anchors),
         _log(best_size), _share(best_chars, total), _log(best_chars / best_size) if best_size else 0.0,
-        _log(linked_headings), _share(linked_headings, headings), _share(p_chars, total),
-        _log(articles), _log(times),
+        _log(linked_headings), _share(linked_headings, headings), _share(counts["p_chars"], total),
+        _log(counts["articles"]), _log(counts["times"]),
     ]
 
 
@@ -450,18 +382,15 @@ def _meta_features(root: html.HtmlElement) -> list[float]:
             float(not _OTHER_TYPES.isdisjoint(types))]
 
 
-def _cue_features(root: html.HtmlElement, blocks: Sequence[Block], text_chars_log: float) -> list[float]:
-    top = walk_top(root)
-    # Counted with lxml's tag filter in C ("iterdescendants": what ".//" selects), not XPath's sorted node sets.
-    controls = sum(1 for _ in top.iterdescendants("input", "select", "textarea", "button"))
-    code = sum(1 for _ in top.iterdescendants("pre", "code"))
+def _cue_features(counts: dict[str, int], blocks: Sequence[Block], text_chars_log: float) -> list[float]:
+    """Return the cue features; the elements among the descendants of the walk's top, as the page table counts
+    them (form controls: input, select, textarea, button; code: pre, code; videos: <video> and the <iframe>s whose
+    src names a player, ``_is_player``; <img>)."""
     prices = sum(len(_PRICE_RE.findall(block.text)) for block in blocks)
-    videos = sum(1 for node in top.iterdescendants("video", "iframe")
-                 if node.tag == "video" or _is_player(node.get("src")))
-    images = sum(1 for _ in top.iterdescendants("img"))
+    images = counts["images"]
     chars = math.expm1(text_chars_log)  # Latin-equivalent characters
-    return [_log(float(controls)), _log(float(code)), _log(prices), _log(float(videos)), _log(float(images)),
-            _log(1000.0 * float(images) / max(chars, 1.0))]
+    return [_log(float(counts["controls"])), _log(float(counts["code"])), _log(prices), _log(float(counts["videos"])),
+            _log(float(images)), _log(1000.0 * float(images) / max(chars, 1.0))]
 
 
 def _is_player(src: str | None) -> bool:
@@ -503,12 +432,16 @@ def url_features(url: str | None) -> list[float]:
 def dom_features(root: html.HtmlElement, url: str | None, blocks: Sequence[Block] | None = None) -> FloatVector:
     """Return the ``DOM_FEATURES`` of a parsed page and its URL as a float32 vector (``root`` unchanged).
 
-    ``blocks``: ``page_blocks(root)`` when the caller has them already. A page without body or
-    text gives zeros for the page features; ``url`` None gives zeros for the URL features.
+    ``blocks``: ``page_blocks(root)`` when the caller has them already (their page table holds the structure
+    counts). A page without body or text gives zeros for the page features; ``url`` None gives zeros for the URL
+    features.
     """
     blocks = page_blocks(root) if blocks is None else blocks
+    top = walk_top(root)
+    page = blocks[0].page if blocks else None
+    table = page.table if page is not None and page.top is top and page.table is not None else page_table(top)
     text = _text_features(blocks)
-    values = [*text, *_structure_features(root), *_meta_features(root), *_cue_features(root, blocks, text[0]),
-              *url_features(url)]
+    values = [*text, *_structure_features(table.counts), *_meta_features(root),
+              *_cue_features(table.counts, blocks, text[0]), *url_features(url)]
     vector = np.asarray(values, dtype=np.float32)
     return np.nan_to_num(vector, nan=0.0, posinf=0.0, neginf=0.0)

@@ -114,15 +114,16 @@ bench-pagetype: setup
 # The article gate (extraction/gate.py, models/gate/; needs ../shared/datasets and `make extras`): crawls the
 # training sites' pages and their older copies through the replay (cached in ~/.cache/newscorpus/gate; ~40 min on
 # 2 shared cores the first time), refits the page-type model out of fold for its own training pages, then
-# site-grouped CV, threshold and export (~5 min).
+# site-grouped CV over 16 settings, an ablation, threshold and export (~17 min on 2 loaded cores).
 train-gate: extras
 	$(BIN)/python -m models.training.train_gate
 
-# What `scrapy corpus` keeps of a replayed crawl of the held-out sites of every set, per set and year, beside
-# --page-types article and trafilatura (bench/results/corpus.md; ~15 min), and the metadata of fundus-articles
-# by country beside trafilatura and Fundus (bench/results/metadata-fundus.md; needs `make fundus`).
+# What `scrapy corpus` keeps of a replayed crawl of the held-out sites of every set, per set and year, beside the
+# page-level model alone and trafilatura (bench/results/corpus-gate.md; ~15 min on 2 shared cores), and the
+# metadata of fundus-articles by country beside trafilatura and Fundus (bench/results/metadata-fundus.md; needs
+# `make fundus`).
 bench-corpus: extras fundus
-	$(BIN)/python -m bench.corpus_bench
+	$(BIN)/python -m bench.corpus_bench --out bench/results/corpus-gate
 	$(BIN)/python -m bench.metadata_fundus
 
 # Web2Text (paper 002; needs ../shared/datasets and `make extras` for torch): the unary and pairwise

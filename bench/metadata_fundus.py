@@ -109,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     lines += ["", "Per country (means; title and date: share right, authors: token F1):", "",
               "| country | pages | " + " | ".join(f"{field} {c}" for field in FIELDS for c in names) + " |",
               "|---|---:|" + "---:|" * (len(FIELDS) * len(names))]
-    counts = defaultdict(int)
+    counts: defaultdict[str, int] = defaultdict(int)
     for country, _ in pages:
         counts[country] += 1
     for country in sorted(by_country, key=lambda c: (-counts[c], c)):

@@ -332,7 +332,9 @@ def report(results: dict[str, Any]) -> str:
         "",
         f"{results['pages']} labelled pages of {results['sites']} sites (the held-out sites of the sets that may "
         "train, every page of the eval-only sets, Dragnet's test split), replayed at their original URLs, crawled "
-        "once over plain HTTP with the default settings; then `scrapy corpus` on the feed, per variant. Brackets: "
+        "once over plain HTTP with the default settings; then `scrapy corpus` on the feed, per variant (\"page-level "
+        "model alone\": the same feed with each record's page type the page-level model's, before the article gate). "
+        "Brackets: "
         "95% intervals (Wilson's for shares, 1000 bootstrap resamples for F1; the peer's column gives the paired "
         "interval of our F1 minus trafilatura's on the same kept pages).",
         "",
@@ -368,6 +370,8 @@ def main(argv: list[str] | None = None, score_hook: Callable[[dict[str, Any]], N
     parser.add_argument("--no-peer", dest="peer", action="store_false", help="no trafilatura column")
     parser.add_argument("--keep", type=Path, default=None, help="keep the crawl's folder here (feed, corpora, log)")
     parser.add_argument("--feed", type=Path, default=None, help="score this feed of an earlier run (no crawl)")
+    parser.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
+                        help="a crawl setting (repeatable), e.g. PAGETYPE_GATE=False for the crawl without the gate")
     args = parser.parse_args(argv)
     pages = corpus_pages(args.sets, args.limit)
     if not pages:
@@ -380,7 +384,14 @@ def main(argv: list[str] | None = None, score_hook: Callable[[dict[str, Any]], N
     try:
         started = time.monotonic()
         if args.feed is None:
-            records_list = replay_crawl(pages, work, {"LOG_LEVEL": "WARNING"}, args.timeout)
+            extra = {"LOG_LEVEL": "WARNING"}
+            for item in args.settings:
+                name, sep, value = item.partition("=")
+                if not sep or not name:
+                    print(f"error: --set {item!r}: give NAME=VALUE", file=sys.stderr)
+                    return 2
+                extra[name] = value
+            records_list = replay_crawl(pages, work, extra, args.timeout)
             feed = work / "out.jsonl"
         else:
             feed = args.feed

@@ -24,6 +24,7 @@ articles (news and blog posts from RSS feeds, each with a main-content gold). Wr
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime as dt
 import json
 import shutil
@@ -170,6 +171,28 @@ def page_level_feed(feed: Path, out: Path) -> Path:
                 record["page_type_source"] = "dom"
             record["article_probability"] = None
             sink.write(json.dumps(record, ensure_ascii=False) + "\n")
+    return out
+
+
+def compare_feeds(gate: Path, gate_off: Path) -> dict[str, int]:
+    """Compare the feed of a crawl with the article gate and one of the same pages with ``PAGETYPE_GATE=False``:
+    the URLs in both, those whose text, title or publish date differ, and those whose page type with the gate
+    off differs from the page-level type recovered from the gated record (``page_level_type``)."""
+    def read(path: Path) -> dict[str, dict[str, Any]]:
+        records = {}
+        for line in path.read_text(encoding="utf-8").splitlines():
+            if line.strip():
+                with contextlib.suppress(ValueError):
+                    record = json.loads(line)
+                    records[str(record.get("url"))] = record
+        return records
+
+    with_gate, without = read(gate), read(gate_off)
+    both = sorted(set(with_gate) & set(without))
+    out = {"urls_with_gate": len(with_gate), "urls_gate_off": len(without), "urls_in_both": len(both)}
+    for name in ("text", "title", "date_published"):
+        out[f"{name}_differs"] = sum(with_gate[url].get(name) != without[url].get(name) for url in both)
+    out["page_type_differs"] = sum(page_level_type(with_gate[url]) != without[url].get("page_type") for url in both)
     return out
 
 
@@ -370,9 +393,14 @@ def main(argv: list[str] | None = None, score_hook: Callable[[dict[str, Any]], N
     parser.add_argument("--no-peer", dest="peer", action="store_false", help="no trafilatura column")
     parser.add_argument("--keep", type=Path, default=None, help="keep the crawl's folder here (feed, corpora, log)")
     parser.add_argument("--feed", type=Path, default=None, help="score this feed of an earlier run (no crawl)")
+    parser.add_argument("--compare", nargs=2, type=Path, metavar=("GATE_FEED", "GATE_OFF_FEED"),
+                        help="only compare two feeds of the same pages, with and without the gate (compare_feeds)")
     parser.add_argument("--set", dest="settings", action="append", default=[], metavar="NAME=VALUE",
                         help="a crawl setting (repeatable), e.g. PAGETYPE_GATE=False for the crawl without the gate")
     args = parser.parse_args(argv)
+    if args.compare:
+        print(json.dumps(compare_feeds(*args.compare), indent=1))
+        return 0
     pages = corpus_pages(args.sets, args.limit)
     if not pages:
         print(f"error: no labelled page of {' '.join(args.sets)} under {datasets_dir()}", file=sys.stderr)

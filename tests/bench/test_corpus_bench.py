@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bench.corpus_bench import page_level_feed, page_level_type, share_cell
+from bench.corpus_bench import compare_feeds, page_level_feed, page_level_type, share_cell
 
 
 def _record(page_type: str, source: str, list_p: float = 0.3, other_p: float = 0.1) -> dict[str, object]:
@@ -37,3 +37,13 @@ def test_share_cell_has_its_wilson_interval() -> None:
     assert share_cell(0, 0) == ""
     cell = share_cell(97, 100)
     assert cell.startswith("97.0% (97/100) [") and cell.endswith("]")
+
+
+def test_compare_feeds_counts_what_the_gate_changed(tmp_path: Path) -> None:
+    gated = [_record("article", "gate"), _record("article", "dom"), _record("other", "dom")]
+    off = [{**gated[0], "page_type": "list", "page_type_source": "dom"}, {**gated[1], "text": "Other text."}]
+    (tmp_path / "a.jsonl").write_text("".join(json.dumps(r) + "\n" for r in gated), encoding="utf-8")
+    (tmp_path / "b.jsonl").write_text("".join(json.dumps(r) + "\n" for r in off) + "{cut", encoding="utf-8")
+    assert compare_feeds(tmp_path / "a.jsonl", tmp_path / "b.jsonl") == {
+        "urls_with_gate": 3, "urls_gate_off": 2, "urls_in_both": 2, "text_differs": 1, "title_differs": 0,
+        "date_published_differs": 0, "page_type_differs": 0}

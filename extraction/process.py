@@ -198,7 +198,9 @@ class Context:
         block_models = shared_block_models(blocks.model_dir or None).favoring(blocks.favor) \
             if blocks.enabled and method == PIPELINE else None
         title_model = shared_title_model(title.model_dir or None) if title.enabled else None
-        gate = shared_gate(typing.gate_dir or None) if typing.enabled and typing.gate else None
+        # The gate trained on the default flow's records (block stats, the stack's text): other methods' records
+        # are not its inputs, and keep the page-level type.
+        gate = shared_gate(typing.gate_dir or None) if typing.enabled and typing.gate and method == PIPELINE else None
         return cls(page_models, block_models, templates, method, count=count,
                    method_models=method_models(method, settings), source=SourceConfig.from_settings(settings),
                    fusion=typing.fusion, title_model=title_model, gate=gate)

@@ -206,7 +206,9 @@ def extract_shares(pages: Sequence[ReplayPage]) -> dict[str, dict[str, dict[str,
     from extraction.page import Page
     from extraction.process import Context, process
 
-    context = Context.from_settings(get_project_settings())
+    settings = get_project_settings()
+    settings.set("PAGETYPE_GATE", True)  # the gate is measured (off by default)
+    context = Context.from_settings(settings)
     out: dict[str, dict[str, dict[str, list[int]]]] = defaultdict(
         lambda: {"gate": defaultdict(lambda: [0, 0]), "page-level": defaultdict(lambda: [0, 0])})
     for page in pages:
@@ -412,7 +414,7 @@ def main(argv: list[str] | None = None, score_hook: Callable[[dict[str, Any]], N
     try:
         started = time.monotonic()
         if args.feed is None:
-            extra = {"LOG_LEVEL": "WARNING"}
+            extra = {"LOG_LEVEL": "WARNING", "PAGETYPE_GATE": "True"}  # the gate is measured (off by default)
             for item in args.settings:
                 name, sep, value = item.partition("=")
                 if not sep or not name:

@@ -114,9 +114,11 @@ class PageTypeConfig(ComponentConfig):
     # on the validation sites the fusion did not type more pages right than the DOM/URL model alone (README).
     fusion: bool = False
     # The article gate (extraction.gate) decides last whether the record is an article's text, and the page type
-    # follows it. On by default: on held-out sites it keeps the articles the page type alone lost
-    # (docs/corpus-gate.md). Off: article_probability is null and the page type is the page-level model's.
-    gate: bool = True
+    # follows it. Off by default: on held-out sites it keeps many of the articles the page type alone lost
+    # (L3S-GN1 69 -> 91%), but lets in more list and other pages (WCXB's lists 4.3 -> 6.5%, its other pages
+    # 30 -> 49%) and every list page of the Chinese demo site (docs/corpus-gate.md). Off: article_probability is
+    # null and the page type is the page-level model's.
+    gate: bool = False
     gate_dir: str = ""  # folder with the gate's meta.json and model.onnx (empty: models/gate/)
 
 

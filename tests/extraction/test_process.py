@@ -537,6 +537,7 @@ def test_a_failing_gate_leaves_the_page_type_and_flags_the_record() -> None:
 def test_gate_off_and_untyped_pages_have_no_article_probability() -> None:
     page = _demo_page("article")
     assert Context.from_settings({"PAGETYPE_GATE": False}).gate is None
+    assert Context.from_settings({}).gate is None  # off by default (extraction/process.py PageTypeConfig.gate)
     record = process(Page(page.body_bytes, DEMO + page.path), _context(gate=None)[0])
     assert record.article_probability is None and record.page_type_probabilities is not None
     untyped = process(Page(page.body_bytes, DEMO + page.path), _context(page_models=None, gate=_FixedGate(0.9))[0])

@@ -10,7 +10,7 @@ TEST_SYSTEM_PACKAGES := postgresql
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 PYTEST_ARGS ?=
 
-.PHONY: setup system-packages test-system-packages python-packages extras newsplease fundus demo test lint docs bench bench-distributed bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-web2text bench-web2text bench-lists clean
+.PHONY: setup system-packages test-system-packages python-packages extras newsplease fundus demo test lint docs bench bench-distributed bench-replay bench-templates train-blocks train-stack train-title render-pagetype train-pagetype bench-pagetype train-gate bench-corpus train-web2text bench-web2text bench-lists clean
 
 setup: system-packages python-packages
 
@@ -140,6 +140,21 @@ bench-pagetype: setup
 	$(BIN)/python -m bench.pagetype_dom_eval
 	$(BIN)/python -m bench.pagetype_crawl
 	$(BIN)/python -m bench.pagetype_report --no-fit
+
+# The article gate (extraction/gate.py, models/gate/; needs ../shared/datasets and `make extras`): crawls the
+# training sites' pages and their older copies through the replay (cached in ~/.cache/newscorpus/gate; ~40 min on
+# 2 shared cores the first time), refits the page-type model out of fold for its own training pages, then
+# site-grouped CV over 16 settings, an ablation, threshold and export (~17 min on 2 loaded cores).
+train-gate: extras
+	$(BIN)/python -m models.training.train_gate
+
+# What `scrapy corpus` keeps of a replayed crawl of the held-out sites of every set, per set and year, beside the
+# page-level model alone and trafilatura (bench/results/corpus-gate.md; ~15 min on 2 shared cores), and the
+# metadata of fundus-articles by country beside trafilatura and Fundus (bench/results/metadata-fundus.md; needs
+# `make fundus`).
+bench-corpus: extras fundus
+	$(BIN)/python -m bench.corpus_bench --out bench/results/corpus-gate
+	$(BIN)/python -m bench.metadata_fundus
 
 # Web2Text (paper 002; needs ../shared/datasets and `make extras` for torch): the unary and pairwise
 # CNNs, exported to models/web2text/ (~3 min on 2 cores; features cached in ~/.cache/newscorpus).

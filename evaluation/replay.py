@@ -23,12 +23,15 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import json
+import os
 import re
+import subprocess
 import sys
 import tempfile
 import threading
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -114,14 +117,15 @@ def _metric(dataset: str) -> str | None:
 
 
 def replay_pages(names: Sequence[str] = REPLAY_DATASETS, limit_per_dataset: int | None = None,
-                 root: Path | None = None, guess_urls: bool = False) -> list[ReplayPage]:
+                 root: Path | None = None, guess_urls: bool = False, archive_urls: bool = False) -> list[ReplayPage]:
     """Return the pages of the datasets ``names`` that have a URL, in dataset order then reader order.
 
-    The URL is the reader's, else the one the page declares (``declared_url``); pages with neither
-    are skipped, unless ``guess_urls``: then they get ``crawler.render.saved_url.page_url``'s guess,
-    a URL on the site the page's links name (what the offline renderer opens saved pages at; some
-    pages have none and are still skipped). A URL seen before (in its replay form) is skipped: the
-    first page keeps it. ``limit_per_dataset`` keeps the first N pages of each set.
+    The URL is the reader's, else the one the page declares (``declared_url``), else, with ``archive_urls``,
+    the web archive's address its toolbar names (``archived_url``: msv-big5's 2005 and 2009 copies declare
+    none); pages with none are skipped, unless ``guess_urls``: then they get
+    ``crawler.render.saved_url.page_url``'s guess, a URL on the site the page's links name (what the offline
+    renderer opens saved pages at; some pages have none and are still skipped). A URL seen before (in its
+    replay form) is skipped: the first page keeps it. ``limit_per_dataset`` keeps the first N pages of each set.
     """
     pages: list[ReplayPage] = []
     seen: set[str] = set()
@@ -136,6 +140,8 @@ def replay_pages(names: Sequence[str] = REPLAY_DATASETS, limit_per_dataset: int 
             if not url:
                 html = decode_html(body).text
                 url = declared_url(html)
+                if not url and archive_urls:
+                    url = archived_url(html)
                 if not url and guess_urls:
                     url = page_url(page.page_id.replace("/", "_") + ".html", html)
             served = replay_url(url) if url else None
@@ -145,6 +151,23 @@ def replay_pages(names: Sequence[str] = REPLAY_DATASETS, limit_per_dataset: int 
             pages.append(ReplayPage(served, body, name, page.page_id, page.gold_text, metric, page))
             kept += 1
     return pages
+
+
+_TOOLBAR_URL_RE = re.compile(r"""id=["']?wmtbURL["']?[^>]*?\svalue=["']([^"']+)["']""", re.IGNORECASE)
+_ARCHIVE_STAMP_RE = re.compile(r"/web/(\d{14})/")
+
+
+def archived_url(html: str) -> str | None:
+    """Return the address of a web archive's copy from its toolbar: ``http://web.archive.org/web/<timestamp>/
+    <original URL>``, the toolbar's URL field and its most frequent 14-digit timestamp; None without them."""
+    field = _TOOLBAR_URL_RE.search(html)
+    stamps = Counter(_ARCHIVE_STAMP_RE.findall(html))
+    if field is None or not stamps:
+        return None
+    original = field.group(1).strip()
+    if not original.lower().startswith(("http://", "https://")):
+        return None
+    return f"http://web.archive.org/web/{stamps.most_common(1)[0][0]}/{original}"
 
 
 def group_by_host(pages: Iterable[ReplayPage]) -> dict[str, list[ReplayPage]]:
@@ -408,6 +431,50 @@ def write_site_list(pages: Iterable[ReplayPage], path: str | Path, render: bool,
     text = yaml.safe_dump({"sites": site_entries(pages, render, max_pages)}, sort_keys=False, allow_unicode=True)
     path.write_text(text, encoding="utf-8")
     return path
+
+
+def crawl_settings(work: Path, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+    """Return the settings of a replay crawl under ``work``: its stats file, WARC archive and template store
+    (the crawl state beside it) there, then ``extra``; the project's settings otherwise."""
+    settings = {"STATS_FILE": str(work / "stats.json"), "LOG_LEVEL": "INFO", "ARCHIVE_DIR": str(work / "archive"),
+                "TEMPLATES_STORE": str(work / "templates_db")}
+    settings.update(extra or {})
+    return settings
+
+
+def replay_crawl(pages: Sequence[ReplayPage], work: Path, extra: Mapping[str, str] | None = None,
+                 timeout: float = 3600.0, render: bool = False, out: Path | None = None) -> list[dict[str, Any]]:
+    """Crawl ``pages`` once through a :class:`ReplayServer` (``scrapy crawl news_sites`` in a subprocess, the
+    site list of :func:`write_site_list`, ``crawl_settings(work, extra)``) and return the feed's records.
+
+    The feed is ``out`` (default ``work/out.jsonl``, replaced); the crawl's log is ``work/crawl.log``. A crawl
+    that fails or runs past ``timeout`` seconds gives the records it wrote (RuntimeError when it wrote none).
+    """
+    work.mkdir(parents=True, exist_ok=True)
+    write_site_list(pages, work / "sites.yaml", render=render)
+    feed = out or work / "out.jsonl"
+    feed.unlink(missing_ok=True)
+    command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={work / 'sites.yaml'}",
+               "-O", str(feed)]
+    for key, value in crawl_settings(work, extra).items():
+        command += ["-s", f"{key}={value}"]
+    env = {key: value for key, value in os.environ.items()
+           if key.lower() not in ("http_proxy", "https_proxy", "no_proxy")}
+    repo = Path(__file__).resolve().parent.parent
+    with ReplayServer(pages) as server:
+        env["http_proxy"] = server.proxy_url
+        # On a timeout the records written so far are read.
+        with (work / "crawl.log").open("ab") as crawl_log, contextlib.suppress(subprocess.TimeoutExpired):
+            subprocess.run(command, cwd=repo, env=env, stdout=crawl_log, stderr=subprocess.STDOUT,
+                           stdin=subprocess.DEVNULL, timeout=timeout, check=False)
+    if not feed.exists():
+        raise RuntimeError(f"the replay crawl wrote no feed; see {work / 'crawl.log'}")
+    records = []
+    for line in feed.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            with contextlib.suppress(ValueError):
+                records.append(json.loads(line))
+    return records
 
 
 def _serve(args: argparse.Namespace) -> int:

@@ -65,6 +65,8 @@ class Record:
     page_type: str | None = None
     page_type_confidence: float | None = None
     page_type_source: str | None = None
+    page_type_probabilities: dict[str, float] | None = None
+    article_probability: float | None = None
     extraction_method: str | None = None
     text_source: str | None = None
     text: str = ""

@@ -33,6 +33,7 @@ from evaluation.datasets.dragnet import read_dragnet
 from evaluation.datasets.extractor_suites import read_readability, read_trafilatura_eval
 from evaluation.datasets.l3s import read_l3s
 from evaluation.datasets.msv_big5 import read_msv_big5
+from evaluation.datasets.news_pages import read_frontpage_archive, read_fundus, read_gerapy, read_newspaper4k
 from evaluation.datasets.page_types import read_article_vs_nonarticle, read_gne
 from evaluation.datasets.wcxb import read_wcxb
 
@@ -50,6 +51,10 @@ READERS: dict[str, Reader] = {
     "chinese-wced-dev": read_chinese_wced,
     "gne-chinese": read_gne,
     "article-vs-nonarticle": read_article_vs_nonarticle,
+    "frontpage-archive-de": read_frontpage_archive,
+    "gerapy-zh": read_gerapy,
+    "fundus-articles": read_fundus,
+    "newspaper4k-pages": read_newspaper4k,
 }
 
 DATASET_NAMES: tuple[str, ...] = tuple(READERS)

@@ -288,11 +288,19 @@ class BlockDecision:
 
     def stats(self) -> dict[str, int]:
         """Return counts per decision for the item and the crawl stats (``blocks_capped`` only on
-        pages over ``MAX_BLOCKS``)."""
+        pages over ``MAX_BLOCKS``), and the characters of the kept paragraphs and of their links."""
         kept_paragraphs = sum(sum(flags) for flags, keep in zip(self.paragraphs, self.kept, strict=True) if keep)
         all_paragraphs = sum(len(b.paragraphs) for b, keep in zip(self.blocks, self.kept, strict=True) if keep)
+        kept_chars = kept_link_chars = 0  # of the text kept (the article gate reads its link share)
+        for block, flags, keep in zip(self.blocks, self.paragraphs, self.kept, strict=True):
+            if keep:
+                for paragraph, kept in zip(block.paragraphs, flags, strict=True):
+                    if kept:
+                        kept_chars += paragraph.chars
+                        kept_link_chars += paragraph.link_chars
         counts = {"blocks": len(self.blocks), "blocks_kept": sum(self.kept),
-                  "paragraphs_trimmed": all_paragraphs - kept_paragraphs, "fallback": int(self.fallback)}
+                  "paragraphs_trimmed": all_paragraphs - kept_paragraphs, "fallback": int(self.fallback),
+                  "kept_chars": kept_chars, "kept_link_chars": kept_link_chars}
         if self.capped:
             counts["blocks_capped"] = self.capped
         return counts

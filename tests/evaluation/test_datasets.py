@@ -46,6 +46,10 @@ EXPECTED_COUNTS = {
     "chinese-wced-dev": 35,
     "gne-chinese": 66,  # 62 articles + 4 list pages
     "article-vs-nonarticle": 344,  # 169 articles + 175 non-articles
+    "frontpage-archive-de": 194,  # 196 less web.de's two byte-identical copies of one 404 page
+    "gerapy-zh": 84,
+    "fundus-articles": 258,
+    "newspaper4k-pages": 29,  # 30 less the copy of cleveland.com1
 }
 
 # Pages whose gold text is non-empty (None means the set has no gold text).
@@ -61,6 +65,10 @@ EXPECTED_GOLD = {
     "chinese-wced-dev": 35,
     "gne-chinese": None,
     "article-vs-nonarticle": None,
+    "frontpage-archive-de": None,
+    "gerapy-zh": None,
+    "fundus-articles": 258,
+    "newspaper4k-pages": None,
 }
 
 
@@ -190,6 +198,25 @@ def test_gold_text(name: str) -> None:
     for page in with_gold:
         assert page.gold_text is not None and page.gold_text.strip() == page.gold_text
         assert "\r" not in page.gold_text
+
+
+@pytest.mark.datasets
+def test_news_page_type_sets() -> None:
+    """The labels of the four news sets (their READMEs' tables, duplicates read once) and what else they carry."""
+    types = {name: Counter(page.page_type for page in _pages(name))
+             for name in ("frontpage-archive-de", "gerapy-zh", "fundus-articles", "newspaper4k-pages")}
+    assert types["frontpage-archive-de"] == {LIST: 155, "other": 39}
+    assert types["gerapy-zh"] == {ARTICLE: 59, LIST: 25}
+    assert types["fundus-articles"] == {ARTICLE: 258}
+    assert types["newspaper4k-pages"] == {ARTICLE: 24, LIST: 3, "other": 2}
+    fundus = _pages("fundus-articles")
+    assert len({page.extra["country"] for page in fundus}) == 41
+    assert Counter(page.extra["year"] for page in fundus) == {2023: 35, 2024: 98, 2025: 81, 2026: 44}
+    assert all(page.url and page.extra["gold"]["title"] for page in fundus)
+    assert sum(bool(page.extra["gold"]["authors"]) for page in fundus) == 253  # README: 5 without authors
+    gerapy = _pages("gerapy-zh")
+    assert sum(page.url is not None for page in gerapy) == 55  # the page's own canonical link, where absolute
+    assert all(page.site for page in gerapy)
 
 
 @pytest.mark.datasets

@@ -18,6 +18,7 @@ from evaluation.replay import (
     SITEMAP_PATH,
     ReplayPage,
     ReplayServer,
+    archived_url,
     group_by_host,
     group_by_site,
     mojibake,
@@ -154,6 +155,16 @@ def test_web_archive_copies_are_grouped_by_original_site_and_year(tmp_path: Path
             (sitemap,) = site.sitemaps
             status, _, body = _get(running, sitemap)
             assert status == 200 and [entry["loc"] for entry in Sitemap(body)] == [p.url for p in pages]
+
+
+def test_archived_url_reads_the_toolbars_url_and_timestamp() -> None:
+    toolbar = ('<input type="text" name="url" id="wmtbURL" value="http://www.forbes.com/2005/04/08/amd.html" />'
+               '<a href="/web/20050409130612/http://www.forbes.com/">x</a>'
+               '<a href="/web/20050409130612/http://www.forbes.com/a">y</a><a href="/web/20040101000000/z">z</a>')
+    assert archived_url(toolbar) == "http://web.archive.org/web/20050409130612/http://www.forbes.com/2005/04/08/amd.html"
+    assert archived_url(toolbar.replace("http://www.forbes.com/2005", "javascript:x")) is None
+    assert archived_url('<input id="wmtbURL" value="http://x.com/a">') is None  # no timestamp
+    assert archived_url("<html><body>no toolbar /web/20050409130612/</body></html>") is None
 
 
 def test_replay_url_is_http_and_canonical() -> None:

@@ -487,3 +487,69 @@ def test_records_are_written_in_nfc_without_invisible_characters() -> None:
         assert record.page_type == kind and record.text
         assert not any(ch in field for field in fields for ch in "\u00ad\u200b\u0301"), kind
         assert "Port Marlow" in "\n".join(fields), kind
+
+
+class _FixedGate:
+    """An article gate of a fixed probability (``extraction.gate.ArticleGate``'s interface): the flow's rule
+    that the page type agrees with the gate, on both sides of the threshold."""
+
+    version = "fixed"
+
+    def __init__(self, probability: float | None, threshold: float = 0.5) -> None:
+        self.fixed, self.threshold = probability, threshold
+        self.seen: list[dict[str, Any]] = []
+
+    def probability(self, record: Record) -> float:
+        if self.fixed is None:
+            raise ValueError("no probability")
+        self.seen.append({"page_type": record.page_type, "page_type_source": record.page_type_source})
+        return self.fixed
+
+
+@pytest.mark.parametrize(("kind", "probability", "typed", "source"), [
+    ("article", 0.9, "article", "dom"), ("article", 0.2, "list", "gate"),
+    ("list", 0.2, "list", "dom"), ("list", 0.9, "article", "gate")])
+def test_the_page_type_agrees_with_the_article_gate(kind: str, probability: float, typed: str, source: str) -> None:
+    page = _demo_page(kind)
+    gate = _FixedGate(probability)
+    context, counts = _context(gate=gate)
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
+    assert gate.seen == [{"page_type": kind, "page_type_source": "dom"}]  # the gate read the page-level type
+    assert record.article_probability == probability
+    assert record.page_type == typed and record.page_type_source == source
+    assert record.page_type_probabilities is not None and set(record.page_type_probabilities) == {
+        "article", "list", "other"}
+    if source == "gate":
+        assert record.page_type_confidence == (probability if typed == "article" else round(1 - probability, 4))
+        assert counts[f"gate/override/{typed}"] == 1
+    else:
+        assert counts["gate/agree"] == 1
+
+
+def test_a_failing_gate_leaves_the_page_type_and_flags_the_record() -> None:
+    page = _demo_page("article")
+    context, counts = _context(gate=_FixedGate(None))
+    record = _valid(process(Page(page.body_bytes, DEMO + page.path), context))
+    assert record.page_type == "article" and record.article_probability is None
+    assert "gate_failed" in record.flags and counts["gate/error"] == 1
+
+
+def test_gate_off_and_untyped_pages_have_no_article_probability() -> None:
+    page = _demo_page("article")
+    assert Context.from_settings({"PAGETYPE_GATE": False}).gate is None
+    assert Context.from_settings({}).gate is None  # off by default (extraction/process.py PageTypeConfig.gate)
+    record = process(Page(page.body_bytes, DEMO + page.path), _context(gate=None)[0])
+    assert record.article_probability is None and record.page_type_probabilities is not None
+    untyped = process(Page(page.body_bytes, DEMO + page.path), _context(page_models=None, gate=_FixedGate(0.9))[0])
+    assert untyped.page_type is None and untyped.article_probability is None
+
+
+def test_a_web_archive_copy_is_flagged() -> None:
+    body = (b"<html><body><!-- BEGIN WAYBACK TOOLBAR INSERT --><div id='wm-ipp'><a href='/web/'>Wayback</a></div>"
+            b"<h1>Harbor vote</h1><p>" + b"The council met and voted on the harbor budget. " * 20
+            + b"</p></body></html>")
+    record = process(Page(body, "http://web.archive.org/web/20050409130612/http://www.example.com/2005/04/x.html"),
+                     _context()[0])
+    assert "archive_chrome" in record.flags
+    assert "archive_chrome" not in process(Page(body.replace(b"wm-ipp", b"x").replace(b"WAYBACK", b"X"), DEMO),
+                                           _context()[0]).flags

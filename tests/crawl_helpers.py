@@ -166,3 +166,23 @@ def _browser_pids(ancestor: int) -> list[int]:
 
     return [pid for pid, cmd in commands.items()
             if "chrom" in cmd.split(" ")[0] and "--type=" not in cmd and descends(pid)]
+
+
+def start_crawl(tmp_path: Path, log_name: str, sites: Path, feed_args: list[str],
+                settings: dict[str, str]) -> subprocess.Popen[str]:
+    """Start ``scrapy crawl news_sites`` on ``sites`` in its own process group (so a test can kill all of it: crawl,
+    extraction workers, browser), its output in ``tmp_path/<log_name>.log``."""
+    command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites}", *feed_args]
+    for key, value in settings.items():
+        command += ["-s", f"{key}={value}"]
+    log = (tmp_path / f"{log_name}.log").open("w")
+    return subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, text=True,
+                            stdin=subprocess.DEVNULL, start_new_session=True)
+
+
+def feed_lines(feed: Path) -> list[dict[str, Any]]:
+    """Return a feed's records so far ([] before it exists). A line cut by a kill would fail to parse here: feeds
+    are written one whole line at a time."""
+    if not feed.exists():
+        return []
+    return [json.loads(line) for line in feed.read_text(encoding="utf-8").split("\n") if line.strip()]

@@ -23,7 +23,7 @@ import pytest
 
 from demo.server import DemoServer
 from extraction.warc import read_capture
-from tests.crawl_helpers import FAST_SETTINGS, REPO, needs_chromium, run_crawl, sites_yaml
+from tests.crawl_helpers import FAST_SETTINGS, REPO, feed_lines, needs_chromium, run_crawl, sites_yaml, start_crawl
 from tests.crawler.test_crawl_demo import demo_sites
 from tests.fetch_servers import Route, SiteServer
 
@@ -98,20 +98,7 @@ def _start(tmp_path: Path, server: DemoServer, name: str) -> tuple[subprocess.Po
     settings = {**FAST_SETTINGS, "TEMPLATES_STORE": str(tmp_path / "state"), "ARCHIVE_DIR": str(tmp_path / "archive"),
                 "CRAWL_STATE_STORE": str(tmp_path / "state"),
                 "STATS_FILE": str(tmp_path / f"{name}.stats.json")}
-    command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites}", "-O", str(feed)]
-    for key, value in settings.items():
-        command += ["-s", f"{key}={value}"]
-    log = (tmp_path / f"{name}.log").open("w")
-    process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, text=True,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
-    return process, feed
-
-
-def _lines(feed: Path) -> list[dict[str, object]]:
-    if not feed.exists():
-        return []
-    # A line cut by the kill would fail to parse here: the feed is written one whole line at a time.
-    return [json.loads(line) for line in feed.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return start_crawl(tmp_path, name, sites, ["-O", str(feed)], settings), feed
 
 
 def _exported_at_least(feeds: list[Path], count: int) -> bool:
@@ -168,7 +155,7 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
             assert len(at_kill) <= 40, sorted(at_kill)
             in_flight |= at_kill
 
-    exported = [path for feed in feeds for path in _paths(_lines(feed), server.url)]
+    exported = [path for feed in feeds for path in _paths(feed_lines(feed), server.url)]
     duplicates = [path for path, n in Counter(exported).items() if n > 1]
     assert duplicates == []
     # robots.txt on every path: no run, resumed or not, requested a page it forbids (issue 61).
@@ -185,7 +172,7 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
     assert twice <= in_flight, sorted(twice - in_flight)
     # Every exported record names a whole capture in the WARC archive, those of the killed runs too (a capture is
     # flushed before its record goes out; a kill leaves at most a cut last capture, which readers skip).
-    records = [record for feed in feeds for record in _lines(feed)]
+    records = [record for feed in feeds for record in feed_lines(feed)]
     for record in records:
         capture = read_capture(str(record["warc_file"]), int(str(record["warc_offset"])))
         assert capture is not None and capture.url == record["final_url"] and capture.complete
@@ -194,7 +181,7 @@ def test_sigkill_at_three_moments_loses_and_duplicates_nothing(server: DemoServe
                              str(tmp_path / "corpus.jsonl")], cwd=REPO, capture_output=True, text=True,
                             stdin=subprocess.DEVNULL, timeout=120)
     assert corpus.returncode == 0, corpus.stderr[-3000:]
-    kept = _lines(tmp_path / "corpus.jsonl")
+    kept = feed_lines(tmp_path / "corpus.jsonl")
     articles = {path for path, record in zip(exported, records, strict=True)
                 if record["page_type"] == "article" and record["error"] is None and record["duplicate_of"] is None}
     assert sorted(_paths(kept, server.url)) == sorted(articles) and len(articles) > 50
@@ -310,5 +297,5 @@ def test_a_resumed_crawl_fetches_no_page_robots_txt_forbids(tmp_path: Path) -> N
                 assert len({url for url in queued if "/private/" in url}) == len(forbidden)
         assert process.returncode == 0, log_text[-3000:]
         assert not {path for path in pages.hits if path in forbidden}  # none requested, in any run
-        exported = [path for feed in feeds for path in _paths(_lines(feed), "")]
+        exported = [path for feed in feeds for path in _paths(feed_lines(feed), "")]
         assert sorted(exported) == sorted(articles)  # what the uninterrupted crawl exported, each once

@@ -23,7 +23,7 @@ import psycopg
 import pytest
 
 from demo.server import DemoServer, Visit
-from tests.crawl_helpers import FAST_SETTINGS, REPO, sites_yaml
+from tests.crawl_helpers import FAST_SETTINGS, REPO, feed_lines, sites_yaml, start_crawl
 from tests.crawler.test_crawl_demo import demo_sites
 
 HEADER = "X-Crawl-Worker"
@@ -69,21 +69,7 @@ def _start(tmp_path: Path, name: str, run: str, uri: str, sites: Path, **setting
               "CONCURRENT_REQUESTS_PER_DOMAIN": str(PER_SITE), "ARCHIVE_DIR": str(tmp_path / f"archive-{run}"),
               "STATS_FILE": str(tmp_path / f"{run}.stats.json"), "LOG_LEVEL": "INFO",
               "DEFAULT_REQUEST_HEADERS": json.dumps({HEADER: run}), **settings}
-    command = [sys.executable, "-m", "scrapy", "crawl", "news_sites", "-a", f"sites={sites}", "-o",
-               str(tmp_path / f"%(worker)s-{run}.jsonl")]
-    for key, value in merged.items():
-        command += ["-s", f"{key}={value}"]
-    log = (tmp_path / f"{run}.log").open("w")
-    process = subprocess.Popen(command, cwd=REPO, stdout=log, stderr=subprocess.STDOUT, text=True,
-                               stdin=subprocess.DEVNULL, start_new_session=True)
-    return process, feed
-
-
-def _lines(feed: Path) -> list[dict[str, Any]]:
-    if not feed.exists():
-        return []
-    # A line cut by a kill would fail here: feeds are written one whole line at a time.
-    return [json.loads(line) for line in feed.read_text(encoding="utf-8").split("\n") if line.strip()]
+    return start_crawl(tmp_path, run, sites, ["-o", str(tmp_path / f"%(worker)s-{run}.jsonl")], merged), feed
 
 
 def _url(record: dict[str, Any]) -> str:
@@ -156,7 +142,7 @@ def test_three_workers_one_killed_three_times_crawl_every_page_once(
         feeds = [feed for _, feed, _ in running.values()]
         in_flight: set[str] = set()
         for moment, exported in enumerate(KILL_AT_EXPORTED, start=1):
-            while sum(len(_lines(feed)) for feed in feeds) < exported:
+            while sum(len(feed_lines(feed)) for feed in feeds) < exported:
                 assert time.monotonic() < deadline, "the crawl exported too little"
                 time.sleep(0.05)
             # The worker that exported last is crawling a site now: it is killed (its whole process group: the
@@ -179,7 +165,7 @@ def test_three_workers_one_killed_three_times_crawl_every_page_once(
 
         pages = {server.url + path: page for server in servers for site in server.sites
                  for path, page in site.pages.items()}
-        records = [record for feed in feeds for record in _lines(feed)]
+        records = [record for feed in feeds for record in feed_lines(feed)]
         exported = [_url(record) for record in records]
         assert set(exported) == set(pages)  # every page of the six sites
         repeats = {url for url, n in Counter(exported).items() if n > 1}
@@ -195,7 +181,7 @@ def test_three_workers_one_killed_three_times_crawl_every_page_once(
                                  str(tmp_path / "corpus.jsonl")], cwd=REPO, capture_output=True, text=True,
                                 stdin=subprocess.DEVNULL, timeout=300)
         assert corpus.returncode == 0, corpus.stderr[-3000:]
-        kept = [_url(record) for record in _lines(tmp_path / "corpus.jsonl")]
+        kept = [_url(record) for record in feed_lines(tmp_path / "corpus.jsonl")]
         # The pages the crawl typed article (the page-type models decide, not the demo's truth), not copies.
         articles = {_url(record) for record in records if record["page_type"] == "article"
                     and record["error"] is None and record["duplicate_of"] is None}
@@ -270,7 +256,7 @@ def test_a_worker_whose_database_goes_away_stops_and_the_next_run_resumes(
         sites_file.write_text(sites_yaml(_site_list([server], delay=0.1)), encoding="utf-8")
         first, first_feed = _start(tmp_path, "w1", "cut", pg_uri, sites_file, CRAWL_LEASE_SITES="2")
         cleanup.append(first)
-        while first.poll() is None and len(_lines(first_feed)) < 10:
+        while first.poll() is None and len(feed_lines(first_feed)) < 10:
             assert time.monotonic() < deadline
             time.sleep(0.05)
         assert postgres.terminate(pg_uri.rsplit("/", 1)[1]) >= 2  # the server ends every session: a restart, to it
@@ -286,7 +272,7 @@ def test_a_worker_whose_database_goes_away_stops_and_the_next_run_resumes(
         second.wait(timeout=max(1.0, deadline - time.monotonic()))
         assert second.returncode == 0, (tmp_path / "again.log").read_text(encoding="utf-8")[-3000:]
         pages = {server.url + path for site in server.sites for path in site.pages}
-        exported = [_url(record) for feed in (first_feed, second_feed) for record in _lines(feed)]
+        exported = [_url(record) for feed in (first_feed, second_feed) for record in feed_lines(feed)]
         assert set(exported) == pages
         assert _query(pg_uri, "SELECT COUNT(*) FROM pages WHERE status = 'queued'") == [(0,)]
         assert _query(pg_uri, "SELECT COUNT(*) FROM sites WHERE completed = round") == [(2,)]

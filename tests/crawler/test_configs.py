@@ -14,7 +14,7 @@ from extraction.config import ComponentConfig, setting_name
 
 # String settings that hold names of the user's own (paths, URLs, prefixes): anything goes there. Every other
 # string setting is a choice among named values, which its config must check.
-FREE_FORM = {"store", "dir", "model_dir", "file", "warc_prefix", "proxy", "worker"}
+FREE_FORM = {"store", "dir", "model_dir", "gate_dir", "file", "warc_prefix", "proxy", "worker"}
 
 
 def project() -> Settings:
